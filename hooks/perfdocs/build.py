@@ -1,0 +1,155 @@
+"""Per-build state behind the MkDocs hooks: each method is one event's work, logging included.
+
+The hook module only forwards events here. State is reset in ``start`` (``on_config``) because
+``mkdocs serve`` keeps the hook module loaded across rebuilds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .diagnostics import Diagnostic, Location
+from .pipeline import render_body
+from .redirects import (
+    RedirectMap,
+    load_redirects,
+    missing_anchor_problems,
+    netlify_redirects,
+    redirect_pages,
+    url_forms,
+)
+from .text import body_offset, split_front_matter
+from .theory import Inclusion, SnippetLibrary
+
+log = logging.getLogger("mkdocs.plugins.perfdocs")
+
+THEORY_SUBDIR = "performance/_theory"
+REDIRECTS_FILE = "redirects.yml"
+ID_RE = re.compile(r"""\sid=["']([^"']+)["']""")
+REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
+
+
+@dataclass
+class BuildState:
+    root: Path = Path(".")
+    docs_dir: Path = Path("docs")
+    library: SnippetLibrary | None = None
+    redirects: RedirectMap = field(default_factory=RedirectMap)
+    page_urls: dict[str, str] = field(default_factory=dict)
+    page_titles: dict[str, str] = field(default_factory=dict)
+    page_ids: dict[str, set[str]] = field(default_factory=dict)
+    inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
+    snippet_users: dict[str, set[str]] = field(default_factory=dict)
+    reported: set[str] = field(default_factory=set)
+    errors: int = 0
+
+    # -- helpers -----------------------------------------------------------------------
+    def display(self, path: Path | str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+    def report(self, diagnostics: list[Diagnostic]) -> None:
+        for d in diagnostics:
+            text = str(d)
+            if text in self.reported:
+                continue
+            self.reported.add(text)
+            if d.level == "error":
+                self.errors += 1
+                log.error(text)
+            else:
+                log.warning(text)
+
+    # -- events ------------------------------------------------------------------------
+    def start(self, config: Any) -> None:
+        self.__init__()  # type: ignore[misc]
+        self.root = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        self.docs_dir = Path(config.docs_dir)
+        self.library = SnippetLibrary(self.docs_dir / THEORY_SUBDIR, self.root)
+        missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
+        if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
+            missing.append("pymdownx.tabbed with alternate_style: true")
+        if missing:
+            from mkdocs.exceptions import PluginError
+
+            raise PluginError(f"{self.display(config.config_file_path)}: perfdocs needs these markdown_extensions: "
+                              + ", ".join(missing))
+
+    def files(self, files: Any) -> Any:
+        for file in [f for f in files if f.src_uri.startswith(THEORY_SUBDIR + "/")]:
+            files.remove(file)
+        pages = {f.src_uri for f in files.documentation_pages()}
+        self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
+        path = self.root / REDIRECTS_FILE
+        if path.is_file():
+            self.redirects, problems = load_redirects(path.read_text(encoding="utf-8"), self.display(path), pages)
+            taken = {f.dest_uri for f in files}
+            for old in self.redirects.pages:
+                clash = next((form for form in url_forms(old, old in self.redirects.live) if form in taken), None)
+                if clash:
+                    problems.append(Diagnostic(Location(self.display(path), self.redirects.lines.get(old, 1)),
+                                               f"redirect '{old}' would overwrite the site file {clash}",
+                                               "redirect-shadows-page"))
+            self.report(problems)
+        return files
+
+    def page_markdown(self, markdown: str, page: Any) -> str:
+        assert self.library is not None
+        source = page.file.content_string.replace("\r\n", "\n")
+        display = self.display(page.file.abs_src_path)
+        front = split_front_matter(source)
+        problems = []
+        if front.error:
+            problems.append(Diagnostic(Location(display, front.error_line), front.error, "bad-front-matter"))
+        scenario = page.meta.get("scenario")
+        if scenario is not None and not isinstance(scenario, str):
+            problems.append(Diagnostic(Location(display, 1), "front matter 'scenario' must be a string",
+                                       "bad-front-matter"))
+            scenario = None
+        rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown))
+        self.report(problems + rendered.diagnostics)
+        self.inclusions[page.file.src_uri] = rendered.inclusions
+        for name in rendered.snippets_used:
+            self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
+        return rendered.text
+
+    def post_page(self, output: str, page: Any) -> None:
+        self.page_ids[page.file.src_uri] = set(ID_RE.findall(output))
+        self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
+
+    def post_build(self, config: Any) -> None:
+        site = Path(config.site_dir)
+        path = self.display(self.root / REDIRECTS_FILE)
+        self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
+        files = redirect_pages(self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p))
+        for rel, content in files.items():
+            dest = site / rel
+            if dest.exists() and not _is_redirect_page(dest):
+                self.report([Diagnostic(Location(path, 1), f"refusing to overwrite {rel} in the built site",
+                                        "redirect-shadows-page")])
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(content, encoding="utf-8")
+        base = urlsplit(config.site_url or "").path or "/"
+        (site / "_redirects").write_text(netlify_redirects(self.redirects, self.page_urls.__getitem__, base),
+                                         encoding="utf-8")
+        log.debug("perfdocs: wrote %d redirect files", len(files))
+
+    def watch_paths(self) -> list[str]:
+        return [os.fspath(self.root / REDIRECTS_FILE)]
+
+
+def _is_redirect_page(path: Path) -> bool:
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:400]
+    except OSError:
+        return False
+    return "<title>Moved:" in head

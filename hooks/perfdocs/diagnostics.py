@@ -1,0 +1,78 @@
+"""Located diagnostics and the line source map that carries locations through transforms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Level = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a source file; ``included_from`` lists the include sites, innermost first."""
+
+    path: str
+    line: int
+    col: int = 1
+    included_from: tuple[tuple[str, int], ...] = ()
+
+    def with_col(self, col: int) -> Location:
+        return Location(self.path, self.line, col, self.included_from)
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    location: Location
+    message: str
+    code: str
+    level: Level = "error"
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.level}: {self.message} [{self.code}]"
+        if self.hint:
+            text += f" ({self.hint})"
+        for path, line in self.location.included_from:
+            text += f"\n    included from {path}:{line}"
+        return text
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.level == "error" for d in diagnostics)
+
+
+@dataclass
+class SourceMap:
+    """Maps each line of a generated text (0-based index) to the Location it came from."""
+
+    origins: list[Location] = field(default_factory=list)
+
+    @classmethod
+    def identity(cls, path: str, n_lines: int, first_line: int = 1) -> SourceMap:
+        return cls([Location(path, first_line + i) for i in range(max(n_lines, 1))])
+
+    def at(self, index: int, col: int = 1) -> Location:
+        """Location of 0-based output line ``index``; past the end maps to the last line."""
+        if not self.origins:
+            return Location("<unknown>", index + 1, col)
+        origin = self.origins[min(max(index, 0), len(self.origins) - 1)]
+        return origin.with_col(col) if col != 1 else origin
+
+    def compose(self, inner: Sequence[int]) -> SourceMap:
+        """``inner[i]`` is the line of *this* map that output line ``i`` came from."""
+        return SourceMap([self.at(i) for i in inner])
+
+    def __len__(self) -> int:
+        return len(self.origins)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

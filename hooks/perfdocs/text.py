@@ -1,0 +1,117 @@
+"""Line-level Markdown facts shared by the transforms: fences, code spans, headings, front matter."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})(?P<space>[ \t]+)(?P<text>.*?)[ \t]*$")
+CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
+ATTR_ID_RE = re.compile(r"[ \t]*\{[ \t]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$")
+VALID_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
+FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(?P<body>.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+
+
+def code_line_mask(lines: list[str]) -> list[bool]:
+    """True for each line that is part of a fenced code block (fence lines included)."""
+    mask = [False] * len(lines)
+    open_fence: str | None = None
+    for i, line in enumerate(lines):
+        m = FENCE_RE.match(line)
+        if open_fence is None:
+            if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
+                open_fence = m.group("fence")
+                mask[i] = True
+        else:
+            mask[i] = True
+            if m and m.group("fence")[0] == open_fence[0] and len(m.group("fence")) >= len(open_fence) \
+                    and not m.group("info").strip():
+                open_fence = None
+    return mask
+
+
+CODE_SPAN_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def mask_code_spans(line: str) -> str:
+    """The line with inline code spans replaced by spaces of equal length (positions kept)."""
+    if "`" not in line:
+        return line
+    return CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def slugify(text: str, separator: str = "-") -> str:
+    """Same rule as Python-Markdown's toc.slugify, applied to heading text stripped of markup."""
+    text = re.sub(r"<[^>]+>", "", text)
+    text = re.sub(r"[`*_]{1,3}(?=\S)|(?<=\S)[`*_]{1,3}", "", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(rf"[{separator}\s]+", separator, text)
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    explicit_id: str | None
+    id_syntax: str | None  # "[[]]" or "{#}" when explicit
+
+    @property
+    def id(self) -> str:
+        return self.explicit_id or slugify(self.text)
+
+
+def parse_heading(line: str) -> Heading | None:
+    m = HEADING_RE.match(line)
+    if not m:
+        return None
+    text = m.group("text").rstrip("#").rstrip() if re.search(r"\s#+$", m.group("text")) else m.group("text")
+    for syntax, regex in (("[[]]", CUSTOM_ID_RE), ("{#}", ATTR_ID_RE)):
+        idm = regex.search(text)
+        if idm:
+            return Heading(len(m.group("hashes")), text[: idm.start()].rstrip(), idm.group("id").strip(), syntax)
+    return Heading(len(m.group("hashes")), text, None, None)
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    data: dict[str, Any]
+    body: str
+    body_first_line: int  # 1-based line number of the body's first line in the file
+    error: str | None = None
+    error_line: int = 1
+
+
+def split_front_matter(source: str) -> FrontMatter:
+    """Separates YAML front matter from the body; a YAML error is reported, not raised."""
+    m = FRONT_MATTER_RE.match(source)
+    if not m:
+        return FrontMatter({}, source, 1)
+    body = source[m.end():]
+    first = source.count("\n", 0, m.end()) + 1
+    try:
+        data = yaml.safe_load(m.group("body"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 2 + (mark.line if mark else 0)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return FrontMatter({}, body, first, f"front matter is not valid YAML: {problem}", line)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return FrontMatter({}, body, first, "front matter must be a YAML mapping", 2)
+    return FrontMatter(data, body, first)
+
+
+def body_offset(source: str, markdown: str) -> int:
+    """1-based line in ``source`` where ``markdown`` (the body MkDocs handed over) starts."""
+    stripped_source = source.replace("\r\n", "\n")
+    if markdown and stripped_source.endswith(markdown):
+        return stripped_source.count("\n", 0, len(stripped_source) - len(markdown)) + 1
+    return split_front_matter(stripped_source).body_first_line

@@ -1,0 +1,321 @@
+"""``<Theory name="x"/>`` expansion and ``<Only scenario="...">`` selection, with a source map.
+
+Runs before the dialect conversion: snippets may use the whole dialect, and every line of the
+expanded text keeps its origin (snippet file and line, plus the chain of include sites).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
+from .dialect import TAG_RE, error_block
+from .text import HEADING_RE, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
+
+SCENARIOS = ("overview", "infer-cpu", "infer-gpu-one", "infer-gpu-many", "train-gpu-one", "train-gpu-many",
+             "scalability")
+HELPS = ("speed", "memory", "scale")
+SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+MAX_DEPTH = 64
+THEORY_LINE_RE = re.compile(r"^[ \t]*<Theory\b[^<>]*/>[ \t]*$")
+ONLY_OPEN_RE = re.compile(r"^[ \t]*<Only\b(?P<attrs>[^<>]*)>[ \t]*$")
+ONLY_CLOSE_RE = re.compile(r"^[ \t]*</Only>[ \t]*$")
+NAME_ATTR_RE = re.compile(r"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*/?$""")
+SCENARIO_ATTR_RE = re.compile(r"""^\s*scenario\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$""")
+INLINE_LINK_RE = re.compile(r"(\]\()(<?)([^)\s>]+)")
+REF_DEF_RE = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(<?)(\S+)")
+
+
+@dataclass(frozen=True)
+class Snippet:
+    name: str
+    path: str  # display path, relative to the repository root
+    title: str
+    helps: tuple[str, ...]
+    summary: str
+    body: str
+    body_first_line: int
+
+
+@dataclass(frozen=True)
+class Inclusion:
+    """One expansion of a snippet on a page, for the overview matrix and edit links."""
+
+    name: str
+    section_id: str | None
+    section_title: str | None
+    depth: int
+
+
+@dataclass
+class Expansion:
+    text: str
+    source_map: SourceMap
+    diagnostics: list[Diagnostic]
+    inclusions: list[Inclusion] = field(default_factory=list)
+    snippets_used: set[str] = field(default_factory=set)
+
+
+class SnippetLibrary:
+    """Loads ``_theory/*.md`` on demand, once per build; front matter problems become diagnostics."""
+
+    def __init__(self, directory: Path, root: Path):
+        self.directory = directory
+        self.root = root
+        self._cache: dict[str, tuple[Snippet | None, list[Diagnostic]]] = {}
+
+    def display(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def names(self) -> list[str]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(p.stem for p in self.directory.glob("*.md"))
+
+    def get(self, name: str) -> tuple[Snippet | None, list[Diagnostic]]:
+        if name not in self._cache:
+            self._cache[name] = self._load(name)
+        return self._cache[name]
+
+    def _load(self, name: str) -> tuple[Snippet | None, list[Diagnostic]]:
+        path = self.directory / f"{name}.md"
+        shown = self.display(path)
+        if not path.is_file():
+            return None, []
+        directory = self.directory.resolve()
+        if not path.resolve().is_relative_to(directory):
+            return None, [Diagnostic(Location(shown, 1), f"snippet '{name}' resolves outside {self.display(directory)}",
+                                     "path-outside-root")]
+        try:
+            source = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        except UnicodeDecodeError as exc:
+            return None, [Diagnostic(Location(shown, 1), f"snippet is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                     "bad-encoding")]
+        front = split_front_matter(source)
+        problems = []
+        if front.error:
+            problems.append(Diagnostic(Location(shown, front.error_line), front.error, "bad-front-matter"))
+        data = front.data
+        title, summary, helps = data.get("title"), data.get("summary"), data.get("helps", [])
+        if "title" in data or not front.error:
+            if not isinstance(title, str) or not title.strip():
+                problems.append(Diagnostic(Location(shown, 1), "snippet front matter needs 'title' (a string)",
+                                           "bad-front-matter"))
+                title = name
+            if not isinstance(summary, str) or not summary.strip():
+                problems.append(Diagnostic(Location(shown, 1), "snippet front matter needs 'summary' (a one-line string)",
+                                           "bad-front-matter"))
+                summary = ""
+            if not isinstance(helps, list) or any(h not in HELPS for h in helps):
+                problems.append(Diagnostic(Location(shown, 1), f"snippet front matter 'helps' must be a list drawn from "
+                                           f"{', '.join(HELPS)}; got {helps!r}", "bad-front-matter"))
+                helps = [h for h in helps if h in HELPS] if isinstance(helps, list) else []
+        return Snippet(name, shown, str(title or name), tuple(helps), str(summary or ""), front.body,
+                       front.body_first_line), problems
+
+
+@dataclass
+class _Frame:
+    path: str  # display path of the file being expanded
+    chain: tuple[tuple[str, int], ...]
+    names: tuple[str, ...]  # snippet names on the include stack, outermost first
+
+
+class _Expander:
+    def __init__(self, library: SnippetLibrary, page_path: str, scenario: str | None):
+        self.library = library
+        self.page_path = page_path
+        self.scenario = scenario
+        self.out: list[str] = []
+        self.origins: list[Location] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.inclusions: list[Inclusion] = []
+        self.used: set[str] = set()
+        self.expansion_count: dict[str, int] = {}
+        self.section: tuple[int, str | None, str | None] = (1, None, None)  # level, id, title
+
+    def emit(self, line: str, loc: Location) -> None:
+        self.out.append(line)
+        self.origins.append(loc)
+
+    def error(self, loc: Location, message: str, code: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(loc, message, code, "error", hint))
+
+    def emit_error(self, loc: Location, message: str) -> None:
+        for line in error_block(f"{loc}: {message}"):
+            self.emit(line, loc)
+
+    def expand(self, lines: list[str], first_line: int, frame: _Frame, shift: int, id_prefix: str | None,
+               id_suffix: str) -> None:
+        code = code_line_mask(lines)
+        only_stack: list[tuple[bool, Location]] = []
+        for i, line in enumerate(lines):
+            loc = Location(frame.path, first_line + i, 1, frame.chain)
+            if code[i]:
+                if all(keep for keep, _ in only_stack):
+                    self.emit(line, loc)
+                continue
+            masked = mask_code_spans(line)
+            if "<Only" in masked or "</Only" in masked:
+                if self._only_tag(masked, loc, only_stack):
+                    continue
+            if not all(keep for keep, _ in only_stack):
+                continue
+            if "<Theory" in masked:
+                self._theory(masked, line, loc, frame)
+                continue
+            heading = parse_heading(line) if line.startswith("#") else None
+            if heading:
+                line = self._heading(heading, line, loc, shift, id_prefix, id_suffix)
+            elif frame.names:
+                line = self._rewrite_links(line, frame.path)
+            self.emit(line, loc)
+        for _, loc in only_stack:
+            self.error(loc, "<Only> opened here is never closed", "unclosed-component", "add </Only>")
+
+    def _only_tag(self, masked: str, loc: Location, only_stack: list[tuple[bool, Location]]) -> bool:
+        if ONLY_CLOSE_RE.match(masked):
+            if only_stack:
+                only_stack.pop()
+            else:
+                self.error(loc, "</Only> closes nothing", "unmatched-close")
+            return True
+        m = ONLY_OPEN_RE.match(masked)
+        if not m:
+            col = masked.find("<Only") + 1 if "<Only" in masked else masked.find("</Only") + 1
+            self.error(loc.with_col(col), "<Only ...> and </Only> must each stand on a line of their own",
+                       "bad-only")
+            return False
+        attr = SCENARIO_ATTR_RE.match(m.group("attrs"))
+        if not attr:
+            self.error(loc, '<Only> needs exactly one attribute: scenario="name[,name...]"', "bad-attribute")
+            only_stack.append((False, loc))
+            return True
+        wanted = [s.strip() for s in (attr.group(1) or attr.group(2) or "").split(",") if s.strip()]
+        unknown = [s for s in wanted if s not in SCENARIOS]
+        for name in unknown:
+            self.error(loc, f"unknown scenario '{name}' in <Only>", "unknown-scenario",
+                       did_you_mean(name, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")
+        if not wanted:
+            self.error(loc, "<Only scenario=\"...\"> names no scenario", "unknown-scenario")
+        only_stack.append((self.scenario in wanted, loc))
+        return True
+
+    def _theory(self, masked: str, line: str, loc: Location, frame: _Frame) -> None:
+        col = masked.find("<Theory") + 1
+        loc = loc.with_col(col)
+        if not THEORY_LINE_RE.match(masked):
+            self.error(loc, '<Theory name="..."/> must stand alone on its line and be self-closing', "bad-theory")
+            self.emit_error(loc, "bad <Theory> tag")
+            return
+        tag = TAG_RE.search(masked)
+        attrs = tag.group("attrs") if tag else ""
+        m = NAME_ATTR_RE.match(attrs or "")
+        name = (m.group(1) or m.group(2) or "") if m else ""
+        if not m or not SNIPPET_NAME_RE.match(name):
+            self.error(loc, '<Theory> needs exactly one attribute: name="snippet_name" (lowercase, digits, _)',
+                       "bad-attribute")
+            self.emit_error(loc, "bad <Theory> tag")
+            return
+        if name in frame.names:
+            cycle = " -> ".join([*frame.names[frame.names.index(name):], name])
+            self.error(loc, f"include cycle: {cycle}", "include-cycle")
+            self.emit_error(loc, f"include cycle: {cycle}")
+            return
+        if len(frame.names) >= MAX_DEPTH:
+            self.error(loc, f"snippets nested deeper than {MAX_DEPTH} levels", "include-depth")
+            self.emit_error(loc, "snippets nested too deep")
+            return
+        snippet, problems = self.library.get(name)
+        self.diagnostics.extend(p for p in problems if name not in self.used)
+        if snippet is None:
+            if not problems:
+                self.error(loc, f"theory snippet '{name}' not found in {self.library.display(self.library.directory)}",
+                           "missing-snippet", did_you_mean(name, self.library.names()))
+            self.emit_error(loc, f"theory snippet '{name}' could not be included")
+            return
+        self.used.add(name)
+        count = self.expansion_count[name] = self.expansion_count.get(name, 0) + 1
+        level, section_id, section_title = self.section
+        self.inclusions.append(Inclusion(name, section_id, section_title, len(frame.names)))
+        body_lines = snippet.body.split("\n")
+        if body_lines and body_lines[-1] == "":
+            body_lines.pop()
+        levels = [h.level for h, c in zip(map(parse_heading, body_lines), code_line_mask(body_lines)) if h and not c]
+        shift = (level + 1 - min(levels)) if levels else 0
+        inner = _Frame(snippet.path, ((loc.path, loc.line), *frame.chain), (*frame.names, name))
+        self.emit("", loc)
+        self.expand(body_lines, snippet.body_first_line, inner, shift, slugify(name.replace("_", "-")),
+                    "" if count == 1 else f"-{count}")
+        self.emit("", loc)
+        self.section = (level, section_id, section_title)
+
+    def _heading(self, heading, line: str, loc: Location, shift: int, id_prefix: str | None, id_suffix: str) -> str:
+        level = heading.level + shift
+        if level > 6:
+            self.diagnostics.append(Diagnostic(loc, f"heading would be level {level} after shifting under the "
+                                    "including heading; kept at level 6", "heading-too-deep", "warning"))
+            level = 6
+        if id_prefix is None:
+            if heading.explicit_id is None and shift == 0:
+                self.section = (heading.level, heading.id, heading.text)
+                return line
+            anchor = heading.id
+        else:
+            anchor = (heading.explicit_id or f"{id_prefix}-{slugify(heading.text)}") + id_suffix
+        self.section = (level, anchor, heading.text)
+        if heading.id_syntax == "[[]]" and id_prefix is None:
+            return line  # the dialect turns [[id]] into an attribute, with validation
+        return f"{'#' * level} {heading.text} {{ #{anchor} }}"
+
+    def _rewrite_links(self, line: str, snippet_path: str) -> str:
+        base = posixpath.dirname(snippet_path)
+        page_dir = posixpath.dirname(self.page_path)
+
+        def fix(target: str) -> str:
+            if re.match(r"^[a-zA-Z][\w+.-]*:|^/|^#|^\{", target):
+                return target
+            path, sep, frag = target.partition("#")
+            if not path:
+                return target
+            absolute = posixpath.normpath(posixpath.join(base, path))
+            return posixpath.relpath(absolute, page_dir) + sep + frag
+
+        masked = mask_code_spans(line)
+        pieces, pos = [], 0
+        for m in INLINE_LINK_RE.finditer(masked):
+            pieces.append(line[pos:m.start(3)])
+            pieces.append(fix(line[m.start(3):m.end(3)]))
+            pos = m.end(3)
+        pieces.append(line[pos:])
+        line = "".join(pieces)
+        ref = REF_DEF_RE.match(line)
+        if ref:
+            line = ref.group(1) + ref.group(2) + fix(ref.group(3)) + line[ref.end():]
+        return line
+
+
+def expand(text: str, page_path: str, library: SnippetLibrary, scenario: str | None = None,
+           first_line: int = 1) -> Expansion:
+    """Expands every ``<Theory>`` and resolves every ``<Only>`` in a page body.
+
+    ``page_path`` is the page's display path (relative to the repository root) and
+    ``first_line`` the file line where ``text`` starts (after front matter).
+    """
+    expander = _Expander(library, page_path, scenario)
+    if scenario is not None and scenario not in SCENARIOS:
+        expander.error(Location(page_path, 1), f"unknown scenario '{scenario}' in front matter", "unknown-scenario",
+                       did_you_mean(scenario, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")
+    lines = text.split("\n")
+    expander.expand(lines, first_line, _Frame(page_path, (), ()), 0, None, "")
+    return Expansion("\n".join(expander.out), SourceMap(expander.origins), expander.diagnostics,
+                     expander.inclusions, expander.used)
+
+
+__all__ = ["SCENARIOS", "Expansion", "Inclusion", "Snippet", "SnippetLibrary", "expand", "HEADING_RE"]

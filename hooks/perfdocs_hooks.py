@@ -1,0 +1,34 @@
+"""MkDocs hook entry: wires build events to perfdocs.build.BuildState and does nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfdocs.build import BuildState
+
+STATE = BuildState()
+
+
+def on_config(config: Any, **_: Any) -> None:
+    STATE.start(config)
+
+
+def on_files(files: Any, config: Any, **_: Any) -> Any:
+    return STATE.files(files)
+
+
+def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
+    return STATE.page_markdown(markdown, page)
+
+
+def on_post_page(output: str, page: Any, **_: Any) -> None:
+    STATE.post_page(output, page)
+
+
+def on_post_build(config: Any, **_: Any) -> None:
+    STATE.post_build(config)
+
+
+def on_serve(server: Any, config: Any, builder: Any, **_: Any) -> None:
+    for path in STATE.watch_paths():
+        server.watch(path)
