@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic, Location
-from .pipeline import render_body
+from .pipeline import page_scenario, render_body
 from .redirects import (
     RedirectMap,
     load_redirects,
@@ -106,15 +106,9 @@ class BuildState:
         source = page.file.content_string.replace("\r\n", "\n")
         display = self.display(page.file.abs_src_path)
         front = split_front_matter(source)
-        problems = []
-        if front.error:
-            problems.append(Diagnostic(Location(display, front.error_line), front.error, "bad-front-matter"))
-        scenario = page.meta.get("scenario")
-        if scenario is not None and not isinstance(scenario, str):
-            problems.append(Diagnostic(Location(display, 1), "front matter 'scenario' must be a string",
-                                       "bad-front-matter"))
-            scenario = None
-        rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown))
+        scenario, problems = page_scenario(source, page.meta, front.error, front.error_line, display)
+        rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown),
+                               source)
         self.report(problems + rendered.diagnostics)
         self.inclusions[page.file.src_uri] = rendered.inclusions
         for name in rendered.snippets_used:

@@ -104,6 +104,7 @@ class _Converter:
         self.diagnostics: list[Diagnostic] = []
         self.out: list[str] = []
         self.out_src: list[int] = []
+        self.reported_open: dict[str, int] = {}  # unknown or forbidden tags already reported: name -> count
 
     # -- diagnostics -------------------------------------------------------------------
     def error(self, src: int, col: int, message: str, code: str, hint: str | None = None) -> None:
@@ -209,6 +210,8 @@ class _Converter:
         if name.lower() in FORBIDDEN_HTML:
             self.error(src, col, f"raw <{name.lower()}> is not allowed in pages", "forbidden-html")
             stack[-1].children.append(Node("#error", {}, src, col, indent))
+            if not m.group("self"):
+                self.reported_open[name.lower()] = self.reported_open.get(name.lower(), 0) + 1
             return
         if name in EXPANDED_EARLIER:
             self.error(src, col, f"<{name}> must be expanded before the dialect conversion", "not-expanded",
@@ -219,6 +222,8 @@ class _Converter:
                        did_you_mean(name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
                        or "write it as inline code (`<...>`) if it is meant literally")
             stack[-1].children.append(Node("#error", {}, src, col, indent))
+            if not m.group("self"):
+                self.reported_open[name] = self.reported_open.get(name, 0) + 1
             return
         attrs = self._attributes(name, m.group("attrs") or "", src, col)
         parent_name = PARENTS.get(name)
@@ -234,6 +239,9 @@ class _Converter:
             stack.append(node)
 
     def _close(self, name: str, src: int, col: int, stack: list[Node]) -> None:
+        if self.reported_open.get(name.lower() if name.lower() in FORBIDDEN_HTML else name):
+            self.reported_open[name.lower() if name.lower() in FORBIDDEN_HTML else name] -= 1
+            return  # the opening tag was already reported; its close adds nothing
         open_names = [n.name for n in stack[1:]]
         if name not in open_names:
             self.error(src, col, f"</{name}> closes nothing", "unmatched-close",
@@ -301,7 +309,8 @@ class _Converter:
 
     def _render_text(self, node: Text, indent: str, dedent: int) -> None:
         if not node.text.strip():
-            self.emit("", node.src)
+            if node.code or (self.out and self.out[-1].strip()):
+                self.emit("", node.src)
             return
         text = node.text[dedent:] if node.text[:dedent].strip() == "" else node.text.lstrip()
         if not node.code:

@@ -115,3 +115,13 @@ def body_offset(source: str, markdown: str) -> int:
     if markdown and stripped_source.endswith(markdown):
         return stripped_source.count("\n", 0, len(stripped_source) - len(markdown)) + 1
     return split_front_matter(stripped_source).body_first_line
+
+
+def front_matter_key_line(source: str, key: str) -> int:
+    """1-based line of a top-level front matter ``key:`` (1 when absent)."""
+    front = FRONT_MATTER_RE.match(source)
+    if front:
+        for i, line in enumerate(source[: front.end()].split("\n")):
+            if line.startswith(f"{key}:"):
+                return i + 1
+    return 1

@@ -302,15 +302,16 @@ class _Expander:
 
 
 def expand(text: str, page_path: str, library: SnippetLibrary, scenario: str | None = None,
-           first_line: int = 1) -> Expansion:
+           first_line: int = 1, scenario_line: int = 1) -> Expansion:
     """Expands every ``<Theory>`` and resolves every ``<Only>`` in a page body.
 
     ``page_path`` is the page's display path (relative to the repository root) and
-    ``first_line`` the file line where ``text`` starts (after front matter).
+    ``first_line`` the file line where ``text`` starts (after front matter), ``scenario_line`` the
+    line of the ``scenario:`` key, for the diagnostic when it names no known scenario.
     """
     expander = _Expander(library, page_path, scenario)
     if scenario is not None and scenario not in SCENARIOS:
-        expander.error(Location(page_path, 1), f"unknown scenario '{scenario}' in front matter", "unknown-scenario",
+        expander.error(Location(page_path, scenario_line), f"unknown scenario '{scenario}' in front matter", "unknown-scenario",
                        did_you_mean(scenario, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")
     lines = text.split("\n")
     expander.expand(lines, first_line, _Frame(page_path, (), ()), 0, None, "")

@@ -1,0 +1,7 @@
+import torch
+
+# START training-step
+    loss = model(**batch).loss
+    loss.backward()
+    optimizer.step()
+# END training-step

@@ -1,0 +1,45 @@
+"""Golden files: tests/golden/<feature>/<case>.md -> <case>.out.md (Markdown) + <case>.diag.txt.
+
+After a deliberate change, run ``pytest tests/test_golden.py --update-golden`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from perfdocs.pipeline import render_source
+from perfdocs.theory import SnippetLibrary
+
+from .conftest import ROOT
+
+GOLDEN = ROOT / "tests" / "golden"
+CASES = sorted(p for p in GOLDEN.rglob("*.md")
+               if "_theory" not in p.parts and "_files" not in p.parts and not p.name.endswith(".out.md"))
+
+
+def _check(path: Path, actual: str, update: bool) -> None:
+    if update:
+        path.write_text(actual, encoding="utf-8")
+        return
+    assert path.exists(), f"{path.relative_to(ROOT)} missing: run pytest --update-golden and review it"
+    expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
+                                            str(path.relative_to(ROOT)), "actual"))
+        pytest.fail(f"golden mismatch:\n{diff}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[str(p.relative_to(GOLDEN)) for p in CASES])
+def test_golden(case: Path, update_golden: bool) -> None:
+    library = SnippetLibrary(GOLDEN / "_theory", ROOT)
+    shown = case.relative_to(ROOT).as_posix()
+    rendered = render_source(case.read_text(encoding="utf-8"), shown, library, ROOT)
+    _check(case.with_suffix(".out.md"), rendered.text + "\n", update_golden)
+    _check(case.with_suffix(".diag.txt"), "".join(f"{d}\n" for d in rendered.diagnostics), update_golden)
+    if case.parent.name != "errors":
+        assert not rendered.diagnostics, "only tests/golden/errors cases may produce diagnostics"
+    else:
+        assert rendered.diagnostics, "an error case must produce diagnostics"
