@@ -151,7 +151,7 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
     for old in list(rmap.anchors):
         if old not in rmap.pages:
             del rmap.anchors[old]
-    return rmap, problems
+    return rmap, list(dict.fromkeys(problems))  # a chain shares its root cause's diagnostic
 
 
 def _resolve(rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hosts: set[str],
@@ -173,13 +173,14 @@ def _resolve(rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hos
         nxt = f"{old}#{anchor}" if anchor and f"{old}#{anchor}" in raw else old
         if nxt not in raw:
             suggestion = did_you_mean(path, sorted(pages) + [k for k in raw if "#" not in k])
-            via = f" (reached via {' -> '.join(seen)})" if len(seen) > 1 else ""
-            error(raw[rule][1], f"redirect target '{target}'{via} is neither a page under docs/ nor another redirect",
+            error(raw[seen[-1]][1], f"redirect target '{target}' is neither a page under docs/ nor another redirect",
                   "missing-target", suggestion)
             return None
         if nxt in seen:
-            loop = " -> ".join([*seen, nxt])
-            error(raw[rule][1], f"redirect loop: {loop}", "redirect-loop")
+            cycle = seen[seen.index(nxt):]
+            start = cycle.index(min(cycle, key=lambda k: raw[k][1]))
+            cycle = cycle[start:] + cycle[:start]
+            error(raw[cycle[0]][1], f"redirect loop: {' -> '.join([*cycle, cycle[0]])}", "redirect-loop")
             return None
         seen.append(nxt)
         carried_anchor = anchor or None if nxt == old else None
@@ -215,7 +216,8 @@ def missing_anchor_problems(rmap: RedirectMap, ids: Mapping[str, set[str]], path
                 rule = f"{old}#{frag}" if frag else old
                 problems.append(Diagnostic(Location(path, rmap.lines.get(rule, 1)),
                                            f"redirect target '{target.describe()}' has no id '{target.anchor}'",
-                                           "missing-anchor", did_you_mean(target.anchor, ids.get(target.page, set()))))
+                                           "missing-anchor",
+                                           hint=did_you_mean(target.anchor, ids.get(target.page, set()))))
     return problems
 
 

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import pytest
+
+from perfdocs.text import body_offset, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
+
+
+@pytest.mark.parametrize("heading, expected", [
+    ("Gradient checkpointing", "gradient-checkpointing"),
+    ("torch.compile", "torchcompile"),
+    ("ZeRO stages 1-3 & offload", "zero-stages-1-3-offload"),
+    ("`bf16` and **tf32**", "bf16-and-tf32"),
+    ("Data parallelism (DP vs DDP)", "data-parallelism-dp-vs-ddp"),
+    ("Café au lait", "cafe-au-lait"),
+])
+def test_slugify_matches_python_markdown(heading: str, expected: str) -> None:
+    assert slugify(heading) == expected
+
+
+@pytest.mark.parametrize("line, level, text, anchor", [
+    ("## Mixed precision", 2, "Mixed precision", "mixed-precision"),
+    ("### Title[[custom]]", 3, "Title", "custom"),
+    ("## Title { #kept }", 2, "Title", "kept"),
+    ("# Closed heading ##", 1, "Closed heading", "closed-heading"),
+])
+def test_parse_heading(line: str, level: int, text: str, anchor: str) -> None:
+    heading = parse_heading(line)
+    assert heading is not None
+    assert (heading.level, heading.text, heading.id) == (level, text, anchor)
+
+
+@pytest.mark.parametrize("line", ["#hashtag", "text", "####### seven"])
+def test_not_a_heading(line: str) -> None:
+    assert parse_heading(line) is None
+
+
+def test_code_mask_covers_fences_of_both_kinds_and_lengths() -> None:
+    lines = ["a", "```py", "x", "~~~", "```", "b", "~~~~", "```", "~~~~", "c"]
+    assert code_line_mask(lines) == [False, True, True, True, True, False, True, True, True, False]
+
+
+def test_unclosed_fence_runs_to_the_end() -> None:
+    assert code_line_mask(["a", "```", "b"]) == [False, True, True]
+
+
+def test_mask_code_spans_keeps_positions() -> None:
+    line = "a `<Tip>` b ``<x>`` c"
+    masked = mask_code_spans(line)
+    assert len(masked) == len(line)
+    assert "<" not in masked and masked.startswith("a ") and masked.endswith(" c")
+
+
+def test_front_matter_split_and_errors() -> None:
+    ok = split_front_matter("---\ntitle: T\nscenario: infer-cpu\n---\n# Body\n")
+    assert ok.data == {"title": "T", "scenario": "infer-cpu"}
+    assert ok.body == "# Body\n" and ok.body_first_line == 5 and ok.error is None
+    bad = split_front_matter("---\ntitle: [x\n---\nbody\n")
+    assert bad.error is not None and bad.error.startswith("front matter is not valid YAML")
+    listy = split_front_matter("---\n- a\n---\nbody\n")
+    assert listy.error == "front matter must be a YAML mapping"
+    assert split_front_matter("# no front matter").body_first_line == 1
+
+
+def test_body_offset_counts_stripped_front_matter() -> None:
+    source = "---\ntitle: x\n---\n\n\n# Heading\n"
+    assert body_offset(source, "# Heading\n") == 6

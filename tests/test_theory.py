@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfdocs.pipeline import render_source
+from perfdocs.theory import SnippetLibrary, expand
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    theory = tmp_path / "docs" / "performance" / "_theory"
+    write(theory / "alpha.md", "---\ntitle: Alpha\nhelps: [speed]\nsummary: a\n---\nLine one.\n\n## Why\n\n"
+          "<Tip warning={nope}>\nx\n</Tip>\n\n<Theory name=\"beta\"/>\n")
+    write(theory / "beta.md", "---\ntitle: Beta\nhelps: [memory]\nsummary: b\n---\n\nBeta line.\n"
+          "See [page](../train/gpu_one.md#recipe).\n")
+    return tmp_path
+
+
+def library(root: Path) -> SnippetLibrary:
+    return SnippetLibrary(root / "docs" / "performance" / "_theory", root)
+
+
+def test_source_map_points_every_line_at_its_file_and_line(project: Path) -> None:
+    page = "---\nscenario: train-gpu-one\n---\n# T\n\n## Section\n\n<Theory name=\"alpha\"/>\nafter\n"
+    rendered = expand(page.split("---\n", 2)[2], "docs/performance/train/gpu_one.md", library(project),
+                      "train-gpu-one", first_line=4)
+    lines = rendered.text.split("\n")
+    origin = dict(zip(lines, rendered.source_map.origins))
+    alpha = "docs/performance/_theory/alpha.md"
+    beta = "docs/performance/_theory/beta.md"
+    assert origin["# T"].path == "docs/performance/train/gpu_one.md" and origin["# T"].line == 4
+    assert (origin["Line one."].path, origin["Line one."].line) == (alpha, 6)
+    assert origin["Line one."].included_from == (("docs/performance/train/gpu_one.md", 8),)
+    assert (origin["Beta line."].path, origin["Beta line."].line) == (beta, 7)
+    assert origin["Beta line."].included_from == ((alpha, 14), ("docs/performance/train/gpu_one.md", 8))
+    assert origin["after"].line == 9
+    assert len(rendered.source_map) == len(lines)
+
+
+def test_diagnostic_inside_snippet_names_snippet_line_and_chain(project: Path) -> None:
+    source = "---\nscenario: train-gpu-one\n---\n## S\n\n<Theory name=\"alpha\"/>\n"
+    rendered = render_source(source, "docs/performance/train/gpu_one.md", library(project), project)
+    assert [str(d) for d in rendered.diagnostics] == [
+        "docs/performance/_theory/alpha.md:10:1: error: attribute warning={nope} on <Tip> must be {true} or "
+        "{false} [bad-attribute]\n    included from docs/performance/train/gpu_one.md:6"
+    ]
+
+
+def test_heading_shift_and_ids(project: Path) -> None:
+    body = "## Outer\n\n<Theory name=\"alpha\"/>\n"
+    text = expand(body, "docs/performance/train/gpu_one.md", library(project), "train-gpu-one").text
+    assert "### Why { #alpha-why }" in text
+
+
+def test_links_in_snippets_are_rewritten_for_the_including_page(project: Path) -> None:
+    lib = library(project)
+    deep = expand("<Theory name=\"beta\"/>", "docs/performance/infer/cpu.md", lib, "infer-cpu").text
+    top = expand("<Theory name=\"beta\"/>", "docs/performance/scalability.md", lib, "scalability").text
+    assert "[page](../train/gpu_one.md#recipe)" in deep
+    assert "[page](train/gpu_one.md#recipe)" in top
+
+
+def test_snippet_list_and_inclusions_are_reported(project: Path) -> None:
+    body = "## First\n\n<Theory name=\"beta\"/>\n\n## Second[[second]]\n\n<Theory name=\"alpha\"/>\n"
+    result = expand(body, "docs/p.md", library(project), None)
+    assert result.snippets_used == {"alpha", "beta"}
+    assert [(i.name, i.section_id) for i in result.inclusions] == [
+        ("beta", "first"), ("alpha", "second"), ("beta", "alpha-why")]
+
+
+def test_snippet_not_utf8_is_reported(project: Path) -> None:
+    (project / "docs" / "performance" / "_theory" / "latin.md").write_bytes(b"caf\xe9\n")
+    result = expand("<Theory name=\"latin\"/>", "docs/p.md", library(project), None)
+    assert [str(d) for d in result.diagnostics] == [
+        "docs/performance/_theory/latin.md:1:1: error: snippet is not UTF-8 text (invalid continuation byte at "
+        "byte 3) [bad-encoding]"]
+
+
+def test_snippet_front_matter_types_are_checked(project: Path) -> None:
+    write(project / "docs" / "performance" / "_theory" / "typed.md", "---\ntitle: 3\nhelps: speed\n---\nx\n")
+    result = expand("<Theory name=\"typed\"/>", "docs/p.md", library(project), None)
+    messages = [d.message for d in result.diagnostics]
+    assert "snippet front matter needs 'title' (a string)" in messages
+    assert "snippet front matter needs 'summary' (a one-line string)" in messages
+    assert "snippet front matter 'helps' must be a list drawn from speed, memory, scale; got 'speed'" in messages
+
+
+def test_deep_nesting_is_bounded(project: Path) -> None:
+    theory = project / "docs" / "performance" / "_theory"
+    for i in range(70):
+        write(theory / f"n{i}.md", f"---\ntitle: N\nhelps: []\nsummary: n\n---\n<Theory name=\"n{i + 1}\"/>\n")
+    write(theory / "n70.md", "---\ntitle: N\nhelps: []\nsummary: n\n---\nbottom\n")
+    result = expand("<Theory name=\"n0\"/>", "docs/p.md", library(project), None)
+    assert [d.code for d in result.diagnostics] == ["include-depth"]
+    assert "bottom" not in result.text
