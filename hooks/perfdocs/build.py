@@ -46,6 +46,7 @@ class BuildState:
     page_ids: dict[str, set[str]] = field(default_factory=dict)
     inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
+    anchor_targets: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
     errors: int = 0
 
@@ -99,14 +100,18 @@ class BuildState:
                                                f"redirect '{old}' would overwrite the site file {clash}",
                                                "redirect-shadows-page"))
             self.report(problems)
+            targets = [*self.redirects.pages.values()] + [t for m in self.redirects.anchors.values() for t in m.values()]
+            self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
         return files
 
     def page_markdown(self, markdown: str, page: Any) -> str:
         assert self.library is not None
         source = page.file.content_string.replace("\r\n", "\n")
         display = self.display(page.file.abs_src_path)
-        front = split_front_matter(source)
-        scenario, problems = page_scenario(source, page.meta, front.error, front.error_line, display)
+        # MkDocs drops front matter it cannot parse without a word; parse again only then, to say why.
+        front = split_front_matter(source) if source.startswith("---") and not page.meta else None
+        scenario, problems = page_scenario(source, page.meta, front.error if front else None,
+                                           front.error_line if front else 1, display)
         rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown),
                                source)
         self.report(problems + rendered.diagnostics)
@@ -116,7 +121,8 @@ class BuildState:
         return rendered.text
 
     def post_page(self, output: str, page: Any) -> None:
-        self.page_ids[page.file.src_uri] = set(ID_RE.findall(output))
+        if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
+            self.page_ids[page.file.src_uri] = set(ID_RE.findall(output))
         self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
 
     def post_build(self, config: Any) -> None:

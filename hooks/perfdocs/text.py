@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})(?P<space>[ \t]+)(?P<text>.*?)[ \t]*$")
 CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
@@ -96,7 +98,10 @@ def split_front_matter(source: str) -> FrontMatter:
     body = source[m.end():]
     first = source.count("\n", 0, m.end()) + 1
     try:
-        data = yaml.safe_load(m.group("body"))
+        try:
+            data = yaml.load(m.group("body"), Loader=SafeLoader)
+        except yaml.YAMLError:  # parse again with the pure loader: its messages are the same everywhere
+            data = yaml.safe_load(m.group("body"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 2 + (mark.line if mark else 0)

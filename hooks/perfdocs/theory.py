@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
@@ -29,7 +30,7 @@ INLINE_LINK_RE = re.compile(r"(\]\()(<?)([^)\s>]+)")
 REF_DEF_RE = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(<?)(\S+)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Snippet:
     name: str
     path: str  # display path, relative to the repository root
@@ -38,6 +39,21 @@ class Snippet:
     summary: str
     body: str
     body_first_line: int
+
+    @cached_property
+    def lines(self) -> list[str]:
+        lines = self.body.split("\n")
+        return lines[:-1] if lines and lines[-1] == "" else lines
+
+    @cached_property
+    def code_mask(self) -> list[bool]:
+        return code_line_mask(self.lines)
+
+    @cached_property
+    def top_heading_level(self) -> int | None:
+        """The smallest heading level in the body (outside code), or None without headings."""
+        levels = [h.level for h, code in zip(map(parse_heading, self.lines), self.code_mask) if h and not code]
+        return min(levels) if levels else None
 
 
 @dataclass(frozen=True)
@@ -152,8 +168,8 @@ class _Expander:
             self.emit(line, loc)
 
     def expand(self, lines: list[str], first_line: int, frame: _Frame, shift: int, id_prefix: str | None,
-               id_suffix: str) -> None:
-        code = code_line_mask(lines)
+               id_suffix: str, code: list[bool] | None = None) -> None:
+        code = code if code is not None else code_line_mask(lines)
         only_stack: list[tuple[bool, Location]] = []
         for i, line in enumerate(lines):
             loc = Location(frame.path, first_line + i, 1, frame.chain)
@@ -244,15 +260,12 @@ class _Expander:
         count = self.expansion_count[name] = self.expansion_count.get(name, 0) + 1
         level, section_id, section_title = self.section
         self.inclusions.append(Inclusion(name, section_id, section_title, len(frame.names)))
-        body_lines = snippet.body.split("\n")
-        if body_lines and body_lines[-1] == "":
-            body_lines.pop()
-        levels = [h.level for h, c in zip(map(parse_heading, body_lines), code_line_mask(body_lines)) if h and not c]
-        shift = (level + 1 - min(levels)) if levels else 0
+        top = snippet.top_heading_level
+        shift = (level + 1 - top) if top else 0
         inner = _Frame(snippet.path, ((loc.path, loc.line), *frame.chain), (*frame.names, name))
         self.emit("", loc)
-        self.expand(body_lines, snippet.body_first_line, inner, shift, slugify(name.replace("_", "-")),
-                    "" if count == 1 else f"-{count}")
+        self.expand(snippet.lines, snippet.body_first_line, inner, shift, slugify(name.replace("_", "-")),
+                    "" if count == 1 else f"-{count}", snippet.code_mask)
         self.emit("", loc)
         self.section = (level, section_id, section_title)
 

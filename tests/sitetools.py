@@ -1,0 +1,71 @@
+"""Helpers for the tests that build or serve a copy of the real site."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+from .conftest import ROOT
+
+PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "docs", "hooks")
+
+
+def copy_project(dest: Path) -> Path:
+    """A copy of everything a build reads, so a test can break it without touching the repo."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in PROJECT_FILES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def tool(name: str) -> str:
+    """The console script installed next to this interpreter (mkdocs, properdocs, perfdocs)."""
+    candidate = Path(sys.executable).parent / name
+    found = str(candidate) if candidate.exists() else shutil.which(name)
+    assert found, f"{name} is not installed: pip install -e '.[test]'"
+    return found
+
+
+def build(project: Path, site: Path, command: str = "mkdocs", strict: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", "NO_COLOR": "1"}
+    args = [tool(command), "build", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
+    if strict:
+        args.append("--strict")
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
+
+
+class VisibleText(HTMLParser):
+    """Text a reader sees: everything outside code, scripts, styles and the search index."""
+
+    SKIP = {"pre", "code", "script", "style", "noscript"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.depth:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = VisibleText()
+    parser.feed(html)
+    return "".join(parser.parts)

@@ -1,0 +1,83 @@
+"""mkdocs serve: editing a theory snippet or redirects.yml rebuilds the pages that use it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .sitetools import copy_project, tool
+
+pytestmark = pytest.mark.slow
+HANG_GUARD_S = 120  # not a performance limit: only stops a broken server from hanging the suite
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.read().decode("utf-8")
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return None
+
+
+def wait_for(url: str, needle: str) -> str:
+    deadline = time.monotonic() + HANG_GUARD_S
+    body = None
+    while time.monotonic() < deadline:
+        body = fetch(url)
+        if body is not None and needle in body:
+            return body
+        time.sleep(0.3)
+    pytest.fail(f"{url} never contained {needle!r}")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    project = copy_project(tmp_path / "project")
+    port = free_port()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    proc = subprocess.Popen([tool("mkdocs"), "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        yield project, f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_editing_a_snippet_updates_every_page_that_expands_it(served: tuple[Path, str]) -> None:
+    project, base = served
+    pages = ["performance/train/gpu_one/", "performance/infer/gpu_one/"]
+    for page in pages:
+        wait_for(base + page, "</html>")
+    snippet = project / "docs/performance/_theory/mixed_precision.md"
+    marker = "Freshly edited sentence 7f3a."
+    snippet.write_text(snippet.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+    for page in pages:
+        assert marker in wait_for(base + page, marker)
+
+
+def test_editing_redirects_yml_rebuilds_redirects(served: tuple[Path, str]) -> None:
+    project, base = served
+    wait_for(base + "performance/", "</html>")
+    redirects = project / "redirects.yml"
+    redirects.write_text(redirects.read_text(encoding="utf-8").replace(
+        "redirects:\n", "redirects:\n  brand_new_old_name: performance/scalability.md\n"), encoding="utf-8")
+    page = wait_for(base + "brand_new_old_name/", "Moved:")
+    assert "../performance/scalability/" in page
