@@ -35,7 +35,7 @@ def test_render_prints_material_markdown(project: Path, capsys: pytest.CaptureFi
     page = project / "docs/performance/train/gpu_one.md"
     assert main(["--root", str(project), "render", str(page)]) == 0
     out, _ = capsys.readouterr()
-    assert "<Theory" not in out and "<hfoption" not in out and '=== "Trainer"' in out
+    assert "<Theory" not in out and "<hfoption" not in out and '===! "Trainer"' in out
 
 
 def test_non_utf8_page(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

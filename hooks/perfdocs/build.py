@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic, Location
 from .pipeline import page_scenario, render_body
@@ -25,6 +24,8 @@ from .redirects import (
     url_forms,
 )
 from .text import body_offset, split_front_matter
+from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, link_targets, markdown_links, to_diagnostics
+from .matrix import generated_components, scan_scenario_pages
 from .theory import Inclusion, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
@@ -47,6 +48,10 @@ class BuildState:
     inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
     anchor_targets: set[str] = field(default_factory=set)
+    scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
+    dest_of: dict[str, str] = field(default_factory=dict)
+    link_map: LinkMap = field(default_factory=LinkMap)
+    base: str = "/"
     reported: set[str] = field(default_factory=set)
     errors: int = 0
 
@@ -73,6 +78,7 @@ class BuildState:
     def start(self, config: Any) -> None:
         self.__init__()  # type: ignore[misc]
         self.root = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        self.base = base_path(config.site_url)
         self.docs_dir = Path(config.docs_dir)
         self.library = SnippetLibrary(self.docs_dir / THEORY_SUBDIR, self.root)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
@@ -88,7 +94,13 @@ class BuildState:
         for file in [f for f in files if f.src_uri.startswith(THEORY_SUBDIR + "/")]:
             files.remove(file)
         pages = {f.src_uri for f in files.documentation_pages()}
+        if any("<TechniqueMatrix" in f.content_string for f in files.documentation_pages()):
+            assert self.library is not None
+            self.scenario_pages = scan_scenario_pages(
+                [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()],
+                self.library)
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
+        self.dest_of = {f.src_uri: f.dest_uri for f in files}
         path = self.root / REDIRECTS_FILE
         if path.is_file():
             self.redirects, problems = load_redirects(path.read_text(encoding="utf-8"), self.display(path), pages)
@@ -113,9 +125,15 @@ class BuildState:
         scenario, problems = page_scenario(source, page.meta, front.error if front else None,
                                            front.error_line if front else 1, display)
         rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown),
-                               source)
+                               source, generated_components(markdown, self.library, self.scenario_pages,
+                                                            page.file.src_uri))
         self.report(problems + rendered.diagnostics)
         self.inclusions[page.file.src_uri] = rendered.inclusions
+        dest = page.file.dest_uri
+        self.link_map.sources[dest] = display
+        for target, link in link_targets(page.file.src_uri, dest, markdown_links(rendered.text, rendered.source_map),
+                                         self.dest_of, self.base):
+            self.link_map.add(dest, target, link)
         for name in rendered.snippets_used:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         return rendered.text
@@ -138,10 +156,15 @@ class BuildState:
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(content, encoding="utf-8")
-        base = urlsplit(config.site_url or "").path or "/"
-        (site / "_redirects").write_text(netlify_redirects(self.redirects, self.page_urls.__getitem__, base),
+        (site / "_redirects").write_text(netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base),
                                          encoding="utf-8")
         log.debug("perfdocs: wrote %d redirect files", len(files))
+        map_file = site / MAP_FILE
+        map_file.parent.mkdir(parents=True, exist_ok=True)
+        map_file.write_text(self.link_map.to_json(), encoding="utf-8")
+        report = check_site(site, self.base)
+        self.report(to_diagnostics(report, site, self.link_map, self.display(site), self.base))
+        log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
 
     def watch_paths(self) -> list[str]:
         return [os.fspath(self.root / REDIRECTS_FILE)]

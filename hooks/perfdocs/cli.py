@@ -6,12 +6,20 @@ Exit codes: 0 clean, 1 unexpected internal error, 2 problems found in the docs, 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
+
 from .diagnostics import Diagnostic, Location, has_errors
-from .pipeline import render_source, sort_key
+from . import history
+from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, to_diagnostics
+from .matrix import generated_components, scan_scenario_pages
+from .pipeline import Rendered, render_source, sort_key
 from .redirects import load_redirects
 from .theory import SnippetLibrary
 
@@ -58,16 +66,45 @@ def _pages(docs: Path, paths: Sequence[str]) -> list[Path]:
     return found
 
 
+class _Site:
+    """Every page of the docs, read once, with what generated components need."""
+
+    def __init__(self, root: Path, docs: Path):
+        self.root, self.docs = root, docs
+        self.library = SnippetLibrary(docs / THEORY_SUBDIR, root)
+        self.sources: dict[Path, tuple[str | None, list[Diagnostic]]] = {}
+        self._scenarios: dict | None = None
+
+    def read(self, path: Path) -> tuple[str | None, list[Diagnostic]]:
+        if path not in self.sources:
+            self.sources[path] = _read(path, _display(path, self.root))
+        return self.sources[path]
+
+    def render(self, path: Path) -> tuple[Rendered | None, list[Diagnostic]]:
+        source, problems = self.read(path)
+        if source is None:
+            return None, problems
+        shown = _display(path, self.root)
+        generated = {}
+        if "<TechniqueMatrix" in source:
+            if self._scenarios is None:
+                items = [(p.relative_to(self.docs).as_posix(), _display(p, self.root), s)
+                         for p in _pages(self.docs, []) for s in [self.read(p)[0]] if s is not None]
+                self._scenarios = scan_scenario_pages(items, self.library)
+            docs_path = path.resolve().relative_to(self.docs).as_posix() if path.resolve().is_relative_to(
+                self.docs) else path.name
+            generated = generated_components(source, self.library, self._scenarios, docs_path)
+        rendered = render_source(source, shown, self.library, self.root, generated)
+        return rendered, problems + rendered.diagnostics
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     root, docs = _project(args.root)
-    library = SnippetLibrary(docs / THEORY_SUBDIR, root)
+    site = _Site(root, docs)
     path = _pages(docs, [args.page])[0]
-    shown = _display(path, root)
-    source, problems = _read(path, shown)
-    if source is not None:
-        rendered = render_source(source, shown, library, root)
+    rendered, problems = site.render(path)
+    if rendered is not None:
         sys.stdout.write(rendered.text + "\n")
-        problems += rendered.diagnostics
     for d in problems:
         print(d, file=sys.stderr)
     return EXIT_PROBLEMS if has_errors(problems) else EXIT_OK
@@ -75,15 +112,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     root, docs = _project(args.root)
-    library = SnippetLibrary(docs / THEORY_SUBDIR, root)
+    site = _Site(root, docs)
     problems: list[Diagnostic] = []
     pages = _pages(docs, args.paths)
     for path in pages:
-        shown = _display(path, root)
-        source, read_problems = _read(path, shown)
-        problems += read_problems
-        if source is not None:
-            problems += render_source(source, shown, library, root).diagnostics
+        problems += site.render(path)[1]
     unique = sorted(set(problems), key=sort_key)
     for d in unique:
         print(d)
@@ -109,6 +142,167 @@ def cmd_redirects(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(problems) else EXIT_OK
 
 
+def _site_url(root: Path, given: str | None) -> str | None:
+    if given is not None:
+        return given
+    config = root / "mkdocs.yml"
+    if not config.is_file():
+        return None
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV, !!python/name: not needed here
+    try:
+        data = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader) or {}
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{config}: not valid YAML: {exc}") from exc
+    value = data.get("site_url") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _link_config(root: Path) -> dict:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return {}
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{pyproject}: {exc}") from exc
+    section = data.get("tool", {}).get("perfdocs", {}).get("check-links", {})
+    if not isinstance(section, dict):
+        raise UsageError(f"{pyproject}: [tool.perfdocs.check-links] must be a table")
+    return section
+
+
+def cmd_check_links(args: argparse.Namespace) -> int:
+    site = Path(args.site)
+    if not (site / "index.html").is_file() and not any(site.glob("**/*.html")):
+        raise UsageError(f"{args.site}: not a built site (no HTML files); run mkdocs build first")
+    root = Path(args.root).resolve()
+    base = base_path(_site_url(root, args.site_url))
+    started = time.perf_counter()
+    report = check_site(site, base, args.jobs)
+    link_map = None
+    map_file = site / MAP_FILE
+    if map_file.is_file():
+        try:
+            link_map = LinkMap.from_json(map_file.read_text(encoding="utf-8"))
+        except (ValueError, KeyError, TypeError) as exc:
+            print(f"perfdocs: warning: ignoring {map_file}: {exc}", file=sys.stderr)
+    problems = to_diagnostics(report, site, link_map, args.site.rstrip("/") or ".", base)
+    external_checked = 0
+    if args.external:
+        from .external import check_external, external_config
+
+        config = external_config(_link_config(root))
+        cache = root / ".cache" / "perfdocs" / "external.json"
+        results = check_external(sorted(report.external), config, cache,
+                                 progress=_progress if sys.stderr.isatty() else None)
+        external_checked = len(results)
+        problems += external_diagnostics(report, results, site, link_map, args.site.rstrip("/") or ".")
+    elapsed = time.perf_counter() - started
+    _emit(problems, args.format)
+    print(f"perfdocs check-links: {report.pages} pages, {report.links} links to {report.targets} targets"
+          + (f", {external_checked} external URLs" if args.external else "")
+          + f", {len(problems)} problems, {elapsed:.2f} s", file=sys.stderr)
+    return EXIT_PROBLEMS if problems else EXIT_OK
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\rexternal links: {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+
+def _emit(problems: list[Diagnostic], fmt: str) -> None:
+    if fmt == "json":
+        rows = [{"path": d.location.path, "line": d.location.line, "col": d.location.col, "level": d.level,
+                 "code": d.code, "message": d.message, "hint": d.hint,
+                 "included_from": [{"path": p, "line": n} for p, n in d.location.included_from]} for d in problems]
+        print(json.dumps({"problems": rows}, indent=2))
+    elif fmt == "github":
+        for d in problems:
+            text = d.message + (f" ({d.hint})" if d.hint else "")
+            text += "".join(f" [included from {p}:{n}]" for p, n in d.location.included_from)
+            text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            print(f"::{d.level} file={d.location.path},line={d.location.line},col={d.location.col},"
+                  f"title={d.code}::{text}")
+    else:
+        for d in problems:
+            print(d)
+
+
+def cmd_check_redirects(args: argparse.Namespace) -> int:
+    root, docs = _project(args.root)
+    site = Path(args.site)
+    if not site.is_dir():
+        raise UsageError(f"{args.site}: no built site; run mkdocs build first")
+    try:
+        old_pages = [p for p in history.files_at(root, args.base) if history.is_page(p)]
+        old_redirects = history.show(root, args.base, "redirects.yml")
+        renames = history.renames_since(root, args.base)
+    except history.GitError as exc:
+        raise UsageError(str(exc)) from exc
+    old_keys: list[str] = []
+    if old_redirects:
+        try:
+            data = yaml.safe_load(old_redirects) or {}
+            old_keys = [str(k) for k in (data.get("redirects") or {})] if isinstance(data, dict) else []
+        except yaml.YAMLError:
+            print(f"perfdocs: warning: redirects.yml at {args.base} is not valid YAML; its entries are not checked",
+                  file=sys.stderr)
+    files, dirs, _ = collect(site)
+    resolver_files = files
+
+    def resolves(url: str) -> bool:
+        path = url.rstrip("/")
+        return (f"{path}/index.html" if path else "index.html") in resolver_files or f"{path}.html" in resolver_files
+
+    current_pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
+                           if history.is_page(p.relative_to(root).as_posix()))
+    missing = history.missing_urls(old_pages, old_keys, resolves, current_pages, renames)
+    redirects_file = root / "redirects.yml"
+    relive = history.relive_problems(redirects_file.read_text(encoding="utf-8"), set(current_pages)) \
+        if redirects_file.is_file() else []
+    for m in missing:
+        print(f"redirects.yml: error: /{m.url} existed at {args.base} ({m.origin}) and no longer resolves "
+              f"[missing-redirect]")
+    for line in relive:
+        print(line)
+    if missing:
+        print("\nAdd these lines under 'redirects:' in redirects.yml:")
+        print("\n".join(history.redirect_lines(missing)))
+    print(f"perfdocs check-redirects: {len(old_pages)} pages and {len(old_keys)} redirects at {args.base}, "
+          f"{len(missing)} missing, {len(relive)} shadowing", file=sys.stderr)
+    return EXIT_PROBLEMS if missing or relive else EXIT_OK
+
+
+def cmd_affected(args: argparse.Namespace) -> int:
+    root, docs = _project(args.root)
+    try:
+        changed = history.changed_files(root, args.base)
+    except history.GitError as exc:
+        raise UsageError(str(exc)) from exc
+    site = _Site(root, docs)
+    snippets_of = {}
+    for path in _pages(docs, []):
+        rendered, _ = site.render(path)
+        snippets_of[_display(path, root)] = rendered.snippets_used if rendered else set()
+    affected = history.affected_pages(changed, snippets_of, snippets_of)
+    if args.format == "json":
+        print(json.dumps({"base": args.base, "changed": changed, "affected": affected}, indent=2))
+    elif args.format == "markdown":
+        print(f"### Pages changed by this diff (against `{args.base}`)\n")
+        if not affected:
+            print("No page's output changes.")
+        for page, causes in sorted(affected.items()):
+            shown = ", ".join(f"`{c}`" for c in causes[:3]) + (f" and {len(causes) - 3} more" if len(causes) > 3 else "")
+            print(f"- `{page}` (via {shown})")
+    else:
+        for page in sorted(affected):
+            print(page)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="perfdocs", description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=".", help="project directory holding mkdocs.yml (default: .)")
@@ -121,6 +315,21 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_lint)
     p = sub.add_parser("redirects", help="validate redirects.yml and print the resolved one-hop map")
     p.set_defaults(func=cmd_redirects)
+    p = sub.add_parser("check-links", help="check every internal link and fragment of a built site")
+    p.add_argument("site", help="the built site directory (mkdocs build -d SITE)")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text")
+    p.add_argument("--external", action="store_true", help="also check http(s) links (cached, rate-limited)")
+    p.add_argument("--site-url", help="the site's URL (default: site_url of mkdocs.yml in --root)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
+    p.set_defaults(func=cmd_check_links)
+    p = sub.add_parser("check-redirects", help="every page URL at git ref BASE must still resolve in the build")
+    p.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
+    p.add_argument("--site", default="site", help="the built site directory (default: site)")
+    p.set_defaults(func=cmd_check_redirects)
+    p = sub.add_parser("affected", help="list the pages whose output the diff against BASE changes")
+    p.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.set_defaults(func=cmd_affected)
     return ap
 
 

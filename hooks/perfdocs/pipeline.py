@@ -25,20 +25,22 @@ def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
 
 
 def render_body(body: str, page_path: str, library: SnippetLibrary, root: Path,
-                scenario: str | None, first_line: int = 1, source: str = "") -> Rendered:
+                scenario: str | None, first_line: int = 1, source: str = "",
+                generated: dict[str, list[str]] | None = None) -> Rendered:
     """``body`` is the page without front matter; ``first_line`` its first line in ``source``."""
     expansion = expand(body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"))
-    converted = convert(expansion.text, expansion.source_map, root)
+    converted = convert(expansion.text, expansion.source_map, root, generated)
     diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics), key=sort_key)
     return Rendered(converted.text, converted.source_map, diagnostics, expansion.inclusions,
                     expansion.snippets_used)
 
 
-def render_source(source: str, page_path: str, library: SnippetLibrary, root: Path) -> Rendered:
+def render_source(source: str, page_path: str, library: SnippetLibrary, root: Path,
+                  generated: dict[str, list[str]] | None = None) -> Rendered:
     """A whole page file (front matter included), as the CLI and tests see it."""
     front = split_front_matter(source.replace("\r\n", "\n"))
     scenario, problems = page_scenario(source, front.data, front.error, front.error_line, page_path)
-    rendered = render_body(front.body, page_path, library, root, scenario, front.body_first_line, source)
+    rendered = render_body(front.body, page_path, library, root, scenario, front.body_first_line, source, generated)
     rendered.diagnostics[:0] = problems
     return rendered
 

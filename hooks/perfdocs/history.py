@@ -1,0 +1,150 @@
+"""What a change does to the site's URLs and pages, judged against a git ref.
+
+``missing_urls``: every page URL (and every redirected URL) that existed at the base ref must
+still resolve in the current build. ``affected_pages``: the pages whose output a diff changes,
+following theory includes. Git is only read here; the logic below takes plain lists.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .redirects import load_redirects, normalise_old
+
+DOCS = "docs/"
+THEORY = "docs/performance/_theory/"
+SITE_WIDE = ("mkdocs.yml", "pyproject.toml", "hooks/")
+
+
+class GitError(Exception):
+    pass
+
+
+def git(root: Path, *args: str) -> str:
+    try:
+        result = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed") from exc
+    if result.returncode != 0:
+        raise GitError(f"git {' '.join(args)}: {result.stderr.strip() or 'failed'}")
+    return result.stdout
+
+
+def files_at(root: Path, ref: str, under: str = DOCS) -> list[str]:
+    return [p for p in git(root, "ls-tree", "-r", "--name-only", ref, "--", under).splitlines() if p]
+
+
+def show(root: Path, ref: str, path: str) -> str | None:
+    try:
+        return git(root, "show", f"{ref}:{path}")
+    except GitError:
+        return None
+
+
+def renames_since(root: Path, ref: str) -> dict[str, str]:
+    """Docs files git sees as renamed between ``ref`` and the work tree: old -> new."""
+    out = {}
+    for line in git(root, "diff", "--name-status", "-M", ref, "--", DOCS).splitlines():
+        parts = line.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3:
+            out[parts[1]] = parts[2]
+    return out
+
+
+def is_page(repo_path: str) -> bool:
+    return repo_path.startswith(DOCS) and repo_path.endswith(".md") and not repo_path.startswith(THEORY)
+
+
+def page_url(docs_path: str) -> str:
+    """The directory URL MkDocs gives a docs-relative .md path ('' is the site root)."""
+    stem = docs_path[:-3]
+    if stem in ("index", "README") or stem.endswith(("/index", "/README")):
+        return stem.rsplit("index", 1)[0] if stem.endswith("index") else stem.rsplit("README", 1)[0]
+    return stem + "/"
+
+
+@dataclass(frozen=True)
+class MissingUrl:
+    url: str  # site-relative, e.g. "perf_train_gpu_one/"
+    origin: str  # "page docs/x.md" or "redirects.yml entry"
+    suggestion: str | None  # docs-relative .md path the old URL should redirect to
+
+
+def missing_urls(old_pages: Iterable[str], old_redirect_keys: Iterable[str], resolves: Callable[[str], bool],
+                 current_pages: Iterable[str], renames: Mapping[str, str]) -> list[MissingUrl]:
+    """Old URLs that no longer resolve, each with the best guess of where it should go."""
+    current = sorted(current_pages)
+    missing = []
+    candidates: list[tuple[str, str, str | None]] = []
+    for repo_path in old_pages:
+        docs_path = repo_path.removeprefix(DOCS)
+        renamed = renames.get(repo_path)
+        candidates.append((page_url(docs_path), f"page {repo_path}",
+                           renamed.removeprefix(DOCS) if renamed else None))
+    for key in old_redirect_keys:
+        old = normalise_old(key.partition("#")[0])
+        candidates.append((old + "/" if old else "", "redirects.yml entry", None))
+    for url, origin, renamed in candidates:
+        if resolves(url):
+            continue
+        guess = renamed if renamed in current else _closest(url, current)
+        missing.append(MissingUrl(url, origin, guess))
+    return sorted(set(missing), key=lambda m: m.url)
+
+
+def _closest(url: str, pages: list[str]) -> str | None:
+    stem = url.rstrip("/").rsplit("/", 1)[-1]
+    by_name = [p for p in pages if posixpath.basename(p)[:-3] == stem]
+    if len(by_name) == 1:
+        return by_name[0]
+    close = difflib.get_close_matches(url.rstrip("/") + ".md", pages, n=1, cutoff=0.4)
+    return close[0] if close else None
+
+
+def redirect_lines(missing: Iterable[MissingUrl]) -> list[str]:
+    lines = []
+    for m in missing:
+        key = m.url.rstrip("/") or "index"
+        target = m.suggestion or "CHOOSE-A-PAGE.md"
+        note = "" if m.suggestion else "  # no obvious successor: pick the page that answers the same question"
+        lines.append(f"  {key}: {target}{note}")
+    return lines
+
+
+def relive_problems(redirects_text: str, pages: set[str]) -> list[str]:
+    """redirects.yml entries whose old path is a live page again."""
+    rmap, problems = load_redirects(redirects_text, "redirects.yml", pages)
+    return [str(p) for p in problems if p.code == "redirect-shadows-page"]
+
+
+def affected_pages(changed: Iterable[str], pages: Iterable[str], snippets_of: Mapping[str, set[str]]) -> dict[str, list[str]]:
+    """Pages (repo paths) whose output changes, each with the changed files that cause it.
+
+    ``snippets_of`` maps each page to every snippet name it expands, nested ones included.
+    """
+    pages = sorted(pages)
+    reasons: dict[str, list[str]] = {}
+    for path in sorted(set(changed)):
+        if path.startswith(SITE_WIDE) or path in SITE_WIDE:
+            hit = pages
+        elif path.startswith(THEORY) and path.endswith(".md"):
+            name = posixpath.basename(path)[:-3]
+            hit = [p for p in pages if name in snippets_of.get(p, set())]
+        elif is_page(path):
+            hit = [path] if path in pages else []
+        else:
+            hit = []
+        for page in hit:
+            reasons.setdefault(page, []).append(path)
+    return reasons
+
+
+def changed_files(root: Path, ref: str) -> list[str]:
+    tracked = git(root, "diff", "--name-only", ref).splitlines()
+    untracked = git(root, "ls-files", "--others", "--exclude-standard").splitlines()
+    return sorted({p for p in tracked + untracked if p})
