@@ -18,10 +18,12 @@ def test_matrix_links_each_page_section_and_leaves_gaps_empty() -> None:
     }
     lines = technique_matrix(snippets, pages, "performance/index.md")
     assert lines == [
-        "| Technique | Helps | Training, 1 GPU | Training, many GPUs |",
+        "| Technique | Helps | Train 1 GPU | Train N GPUs |",
         "|:--|:--|:-:|:-:|",
-        '| **Mixed precision**<br>16-bit math. | speed | [yes](train/gpu_one.md#mixed-precision "Mixed precision on '
-        'the Training, 1 GPU page") | [yes](train/gpu_many.md "Mixed precision on the Training, many GPUs page") |',
-        '| **ZeRO \\| FSDP**<br>Shard states. | memory, scale |  | [yes](train/gpu_many.md#zero "ZeRO \\| FSDP on the '
-        'Training, many GPUs page") |',
+        '| **Mixed precision** | speed | [✓](train/gpu_one.md#mixed-precision "Mixed precision: Training on one GPU") '
+        '| [✓](train/gpu_many.md "Mixed precision: Training on many GPUs") |',
+        '| **ZeRO \\| FSDP** | memory, scale |  | [✓](train/gpu_many.md#zero "ZeRO \\| FSDP: Training on many GPUs") |',
+        "",
+        "- **Mixed precision**: 16-bit math.",
+        "- **ZeRO | FSDP**: Shard states.",
     ]

@@ -391,6 +391,8 @@ class _Checker:
             try:
                 conn.request(method, _request_target(parts), headers=self._headers)
                 response = conn.getresponse()
+                if flight.expired:  # a shut-down socket reads as the end of the headers: the answer is cut
+                    raise _RequestTimeout(self._timeout_message(deadline))
                 reply = _Reply(response.status, response.getheader("Location"), response.getheader("Retry-After"))
                 if method == "GET":
                     _drain(response, self.config.max_body_bytes)

@@ -8,41 +8,43 @@ from collections.abc import Mapping, Sequence
 from .text import split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
-SCENARIO_COLUMNS = (
-    ("infer-cpu", "Inference, CPU"),
-    ("infer-gpu-one", "Inference, 1 GPU"),
-    ("infer-gpu-many", "Inference, many GPUs"),
-    ("train-gpu-one", "Training, 1 GPU"),
-    ("train-gpu-many", "Training, many GPUs"),
-    ("scalability", "Scalability"),
+SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
+    ("infer-cpu", "Infer CPU", "Inference on CPU"),
+    ("infer-gpu-one", "Infer 1 GPU", "Inference on one GPU"),
+    ("infer-gpu-many", "Infer N GPUs", "Inference on many GPUs"),
+    ("train-gpu-one", "Train 1 GPU", "Training on one GPU"),
+    ("train-gpu-many", "Train N GPUs", "Training on many GPUs"),
+    ("scalability", "Scalability", "Scalability"),
 )
 HELPS_LABELS = {"speed": "speed", "memory": "memory", "scale": "scale"}
 
 
 def technique_matrix(snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]],
                      from_page: str) -> list[str]:
-    """Markdown table lines: one row per snippet, a linked cell per scenario page that expands it.
+    """A Markdown table (one row per snippet, a linked cell per scenario page that expands it),
+    then a list of the snippets' one-line summaries.
 
     ``pages`` maps a page's docs-relative path to (its scenario, the snippets it expands);
     ``from_page`` is the docs-relative path of the page the table goes on (for relative links).
     """
     by_scenario = {scenario: path for path, (scenario, _) in sorted(pages.items())}
-    columns = [(s, label) for s, label in SCENARIO_COLUMNS if s in by_scenario]
-    header = ["Technique", "Helps", *[label for _, label in columns]]
+    columns = [(s, label, name) for s, label, name in SCENARIO_COLUMNS if s in by_scenario]
+    header = ["Technique", "Helps", *[label for _, label, _ in columns]]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":--", ":--", *[":-:"] * len(columns)]) + "|"]
     base = posixpath.dirname(from_page)
     for snippet in sorted(snippets, key=lambda s: s.title.lower()):
-        cells = [f"**{escape(snippet.title)}**<br>{escape(snippet.summary)}",
-                 ", ".join(HELPS_LABELS[h] for h in snippet.helps) or "-"]
-        for scenario, label in columns:
+        cells = [f"**{escape(snippet.title)}**", ", ".join(HELPS_LABELS[h] for h in snippet.helps) or "-"]
+        for scenario, _, name in columns:
             path = by_scenario[scenario]
             first = next((i for i in pages[path][1] if i.name == snippet.name), None)
             if first is None:
                 cells.append("")
                 continue
             href = posixpath.relpath(path, base) + (f"#{first.section_id}" if first.section_id else "")
-            cells.append(f'[yes]({href} "{escape(snippet.title)} on the {label} page")')
+            cells.append(f'[✓]({href} "{escape(snippet.title)}: {name}")')
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"- **{snippet.title}**: {snippet.summary}" for snippet in sorted(snippets, key=lambda s: s.title.lower())]
     return lines
 
 
