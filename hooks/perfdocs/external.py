@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
-from datetime import timezone
+from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import SplitResult, quote, urldefrag, urljoin, urlsplit
@@ -134,43 +134,41 @@ def check_external(urls: Iterable[str], config: ExternalConfig, cache_path: Path
     deadline = time.monotonic() + config.total_timeout
     inputs = list(dict.fromkeys(urls))
     ignore = tuple(re.compile(p) for p in config.ignore)
-    results: dict[str, ExternalResult] = {}
+    cache_file = cache_path if config.cache_ttl > 0 else None
+    cache = _fresh_entries(_read_cache(cache_file), time.time(), config.cache_ttl) if cache_file else {}
+    tally = _Tally(len(inputs), progress)
     answers: dict[str, list[str]] = {}  # request URL -> the input URLs it answers
     for url in inputs:
-        skip = _skip_reason(url, ignore, config.allow_hosts)
-        if skip is None:
+        settled = _settled_without_request(url, ignore, config.allow_hosts, cache)
+        if settled is None:
             answers.setdefault(urldefrag(url).url, []).append(url)
         else:
-            results[url] = ExternalResult(url, *skip)
-
-    use_cache = cache_path is not None and config.cache_ttl > 0
-    cache = _fresh_entries(_read_cache(cache_path), time.time(), config.cache_ttl) if cache_path and use_cache else {}
-    for target in [t for t in answers if t in cache]:
-        for url in answers.pop(target):
-            results[url] = ExternalResult(url, *cache[target].outcome, from_cache=True)
-
-    done = 0
-
-    def finish(url: str, result: ExternalResult) -> None:
-        nonlocal done
-        results[url] = result
-        done += 1
-        if progress is not None:
-            progress(done, len(inputs))
-
-    for url in list(results):
-        finish(url, results[url])
+            tally.finish(settled)
 
     def record(target: str, outcome: _Outcome) -> None:
         for url in answers[target]:
-            finish(url, ExternalResult(url, *outcome))
-        if use_cache and _is_cacheable(outcome):
+            tally.finish(ExternalResult(url, *outcome))
+        if cache_file and _is_cacheable(outcome):
             cache[target] = _CacheEntry(outcome, time.time())
 
     _check_all(_interleaved_by_host(list(answers)), config, deadline, record)
-    if cache_path is not None and use_cache:
-        _write_cache(cache_path, cache)
-    return {url: results[url] for url in inputs}
+    if cache_file:
+        _write_cache(cache_file, cache)
+    return {url: tally.results[url] for url in inputs}
+
+
+class _Tally:
+    """The results so far; each finished input URL is reported to ``progress``."""
+
+    def __init__(self, total: int, progress: Callable[[int, int], None] | None) -> None:
+        self.results: dict[str, ExternalResult] = {}
+        self._total = total
+        self._progress = progress
+
+    def finish(self, result: ExternalResult) -> None:
+        self.results[result.url] = result
+        if self._progress is not None:
+            self._progress(len(self.results), self._total)
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
@@ -185,11 +183,21 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)
 
 
 # --- what is never requested -------------------------------------------------------------------------
+
+def _settled_without_request(url: str, ignore: tuple[re.Pattern[str], ...], allow_hosts: tuple[str, ...],
+                             cache: dict[str, _CacheEntry]) -> ExternalResult | None:
+    """The result of ``url`` when it must not be requested or is answered by the cache, else None."""
+    skip = _skip_reason(url, ignore, allow_hosts)
+    if skip is not None:
+        return ExternalResult(url, *skip)
+    cached = cache.get(urldefrag(url).url)
+    return None if cached is None else ExternalResult(url, *cached.outcome, from_cache=True)
+
 
 def _skip_reason(url: str, ignore: tuple[re.Pattern[str], ...], allow_hosts: tuple[str, ...]) -> _Outcome | None:
     """Why ``url`` must not be requested, or None when it may be."""
@@ -339,11 +347,11 @@ class _Checker:
             status = "ignored" if skip.status == "ignored" else "error"
             return _with_chain(_Outcome(status, reply.status, f"redirect to {target} not followed: {skip.message}"),
                                chain)
-        hops = " -> ".join([*chain, target])
+        hops, most = " -> ".join([*chain, target]), self.config.max_redirects
         if target in chain:
             return _Outcome("redirect-loop", reply.status, f"redirect loop: {hops}")
-        if len(chain) > self.config.max_redirects:
-            return _Outcome("too-many-redirects", reply.status, f"more than {self.config.max_redirects} redirects: {hops}")
+        if len(chain) > most:
+            return _Outcome("too-many-redirects", reply.status, f"more than {most} redirects: {hops}")
         return target
 
     def _fetch(self, url: str) -> _Reply | _Outcome:
@@ -468,7 +476,7 @@ def _with_chain(outcome: _Outcome, chain: list[str]) -> _Outcome:
 
 
 def _backoff(attempt: int, cap: float) -> float:
-    return min(FIRST_BACKOFF_S * 2 ** (attempt - 1), cap)
+    return min(FIRST_BACKOFF_S * 2.0 ** (attempt - 1), cap)
 
 
 def _after_attempts(message: str, attempts: int) -> str:
@@ -497,6 +505,8 @@ def _describe(exc: BaseException) -> str:
         return f"TLS certificate error: {exc.verify_message}"
     if isinstance(exc, ssl.SSLError):
         return f"TLS error: {exc.reason or exc}"
+    if isinstance(exc, http.client.InvalidURL):
+        return f"invalid URL: {exc}"
     if isinstance(exc, http.client.HTTPException):
         return f"invalid HTTP response: {type(exc).__name__}"
     return " ".join((str(exc) or type(exc).__name__).split())

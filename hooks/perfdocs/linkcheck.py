@@ -66,7 +66,7 @@ class Problem:
 class SourceLink:
     location: Location
     text: str  # the link target as written in the Markdown
-    missing_page: str | None = None  # docs-relative .md path the link names when no such page exists
+    missing_page: str | None = None  # docs-relative path the link names when no such file exists
 
 
 @dataclass
@@ -146,7 +146,7 @@ def link_targets(page_src: str, page_dest: str, links: Iterable[tuple[str, Locat
             if src in dest_of:
                 out.append((Target(dest_of[src], unquote(parts.fragment)), SourceLink(loc, raw)))
                 continue
-            missing = src if src.endswith(".md") else None
+            missing = src
         target = resolve_href(page_dest, raw, base)
         if isinstance(target, Target):
             out.append((target, SourceLink(loc, raw, missing)))
@@ -347,8 +347,9 @@ def to_diagnostics(report: Report, site: Path, link_map: LinkMap | None, site_la
         if sources:
             for src in sources:
                 if src.missing_page:
-                    shown = f"broken link '{src.text}': no page {src.missing_page} in the docs"
-                    hint = did_you_mean(src.missing_page, link_map.sources_docs()) if link_map else None
+                    kind = "page" if src.missing_page.endswith(".md") else "file"
+                    shown = f"broken link '{src.text}': no {kind} {src.missing_page} in the docs"
+                    hint = did_you_mean(src.missing_page, link_map.sources_docs()) if kind == "page" else None
                 else:
                     shown = f"broken link '{src.text}': {problem.message}"
                     hint = problem.hint
