@@ -129,3 +129,55 @@ def test_affected_follows_theory_includes(tmp_path: Path, capsys: pytest.Capture
     data = json.loads(capsys.readouterr().out)
     assert data["changed"] == ["docs/performance/_theory/kv_cache_batching.md"]
     assert all(v == ["docs/performance/_theory/kv_cache_batching.md"] for v in data["affected"].values())
+
+
+@pytest.fixture
+def tiny_site(tmp_path: Path) -> Path:
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nsite_url: https://example.org/\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "site").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("timout = 1", "unknown option 'timout' (did you mean 'timeout'?)"),
+    ("ignore = 'x'", "'ignore' must be a list of strings"),
+    ("retries = -1", "'retries' must be a non-negative int"),
+])
+def test_external_config_errors_are_usage_errors(tiny_site: Path, toml: str, message: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tiny_site / "pyproject.toml").write_text(f"[tool.perfdocs.check-links]\n{toml}\n")
+    (tiny_site / "site/index.html").write_text('<a href="https://example.org/x">x</a>')
+    assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site"), "--external"]) == 3
+    assert capsys.readouterr().err.strip() == f"perfdocs: error: pyproject.toml [tool.perfdocs.check-links]: {message}"
+
+
+def test_external_links_checked_only_when_asked(tiny_site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:  # noqa: N802
+            self.send_response(200 if self.path == "/ok" else 404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        (tiny_site / "pyproject.toml").write_text("[tool.perfdocs.check-links]\ntimeout = 5.0\n")
+        (tiny_site / "site/index.html").write_text(
+            f'<p>\n<a href="http://127.0.0.1:{port}/ok">ok</a>\n<a href="http://127.0.0.1:{port}/gone#x">gone</a>\n'
+            '<a href="file:///etc/passwd">never requested</a>\n')
+        assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site")]) == 0
+        capsys.readouterr()
+        assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site"), "--external"]) == 2
+        out = capsys.readouterr().out.splitlines()
+        assert out == [f"{tiny_site / 'site'}/index.html:3:1: error: external link 'http://127.0.0.1:{port}/gone': "
+                       "HTTP 404 [external-broken]"]
+        assert (tiny_site / ".cache/perfdocs/external.json").is_file()
+    finally:
+        server.shutdown()

@@ -427,6 +427,9 @@ def test_total_timeout_bounds_the_whole_run(server: tuple[Site, Callable[[str], 
     ({"concurrency": 0}, "invalid ExternalConfig: concurrency must be >= 1, got 0"),
     ({"timeout": 0, "per_host": 0},
      "invalid ExternalConfig: timeout must be > 0, got 0; per_host must be >= 1, got 0"),
+    ({"ignore": "^https://x/", "allow_hosts": "example.org"},
+     "invalid ExternalConfig: ignore must be a tuple of strings, got a string; "
+     "allow_hosts must be a tuple of strings, got a string"),
     ({"ignore": ("(",)},
      "invalid ExternalConfig: ignore pattern '(' is not a valid regex: "
      "missing ), unterminated subpattern at position 0"),

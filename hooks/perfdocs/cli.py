@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from .diagnostics import Diagnostic, Location, has_errors
+from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from . import history
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, to_diagnostics
 from .matrix import generated_components, scan_scenario_pages
@@ -193,9 +193,9 @@ def cmd_check_links(args: argparse.Namespace) -> int:
     problems = to_diagnostics(report, site, link_map, args.site.rstrip("/") or ".", base)
     external_checked = 0
     if args.external:
-        from .external import check_external, external_config
+        from .external import check_external
 
-        config = external_config(_link_config(root))
+        config = _external_config(_link_config(root), root)
         cache = root / ".cache" / "perfdocs" / "external.json"
         results = check_external(sorted(report.external), config, cache,
                                  progress=_progress if sys.stderr.isatty() else None)
@@ -207,6 +207,33 @@ def cmd_check_links(args: argparse.Namespace) -> int:
           + (f", {external_checked} external URLs" if args.external else "")
           + f", {len(problems)} problems, {elapsed:.2f} s", file=sys.stderr)
     return EXIT_PROBLEMS if problems else EXIT_OK
+
+
+def _external_config(section: dict, root: Path):  # -> ExternalConfig
+    """[tool.perfdocs.check-links] of pyproject.toml as an ExternalConfig; every mistake is a usage error."""
+    import dataclasses
+
+    from .external import ExternalConfig
+
+    fields = {f.name: f for f in dataclasses.fields(ExternalConfig)}
+    values = {}
+    where = f"{_display(root / 'pyproject.toml', root)} [tool.perfdocs.check-links]"
+    for key, value in section.items():
+        name = key.replace("-", "_")
+        if name not in fields:
+            raise UsageError(f"{where}: unknown option '{key}'"
+                             + (f" ({hint})" if (hint := did_you_mean(name, fields)) else ""))
+        default = fields[name].default
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise UsageError(f"{where}: '{key}' must be a list of strings")
+            value = tuple(value)
+        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not type(default) or (isinstance(value, (int, float)) and value < 0):
+            raise UsageError(f"{where}: '{key}' must be a non-negative {type(default).__name__}")
+        values[name] = value
+    return ExternalConfig(**values)
 
 
 def _progress(done: int, total: int) -> None:

@@ -79,7 +79,9 @@ class ExternalConfig:
             ("total_timeout", self.total_timeout > 0, "> 0"),
         ]
         problems = [f"{name} must be {rule}, got {getattr(self, name)!r}" for name, valid, rule in rules if not valid]
-        for pattern in self.ignore:
+        problems += [f"{name} must be a tuple of strings, got a string" for name in ("ignore", "allow_hosts")
+                     if isinstance(getattr(self, name), str)]
+        for pattern in () if isinstance(self.ignore, str) else self.ignore:
             try:
                 re.compile(pattern)
             except re.error as exc:
