@@ -17,6 +17,10 @@ def on_files(files: Any, config: Any, **_: Any) -> Any:
     return STATE.files(files)
 
 
+def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> None:
+    STATE.nav(nav, config, files)
+
+
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     return STATE.page_markdown(markdown, page)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .conftest import ROOT
 
-PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "docs", "hooks")
+PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "docs", "hooks", "overrides")
 
 
 def copy_project(dest: Path) -> Path:
@@ -19,6 +19,8 @@ def copy_project(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for name in PROJECT_FILES:
         src = ROOT / name
+        if not src.exists():
+            continue
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:

@@ -81,3 +81,25 @@ def test_editing_redirects_yml_rebuilds_redirects(served: tuple[Path, str]) -> N
         "redirects:\n", "redirects:\n  brand_new_old_name: performance/scalability.md\n"), encoding="utf-8")
     page = wait_for(base + "brand_new_old_name/", "Moved:")
     assert "../performance/scalability/" in page
+
+
+def test_a_broken_snippet_shows_the_error_in_the_page_and_recovers(served: tuple[Path, str]) -> None:
+    project, base = served
+    page = base + "performance/train/gpu_one/"
+    wait_for(page, "</html>")
+    snippet = project / "docs/performance/_theory/gradient_accumulation.md"
+    good = snippet.read_text(encoding="utf-8")
+    snippet.write_text(good + "\n<Tip warning={maybe}>\nbroken\n</Tip>\n", encoding="utf-8")
+    line = len(good.split("\n")) + 1
+    broken = wait_for(page, "Build error")
+    assert (f"docs/performance/_theory/gradient_accumulation.md:{line}:1</code>: attribute warning={{maybe}} on "
+            "&lt;Tip&gt; must be {true} or {false}") in broken
+    snippet.write_text(good, encoding="utf-8")
+    deadline = time.monotonic() + HANG_GUARD_S
+    while time.monotonic() < deadline:
+        body = fetch(page)
+        if body is not None and "Build error" not in body and "</html>" in body:
+            break
+        time.sleep(0.3)
+    else:
+        pytest.fail("the page never recovered after the snippet was fixed")

@@ -94,9 +94,19 @@ def test_snippet_front_matter_types_are_checked(project: Path) -> None:
 
 def test_deep_nesting_is_bounded(project: Path) -> None:
     theory = project / "docs" / "performance" / "_theory"
-    for i in range(70):
+    for i in range(50):
         write(theory / f"n{i}.md", f"---\ntitle: N\nhelps: []\nsummary: n\n---\n<Theory name=\"n{i + 1}\"/>\n")
-    write(theory / "n70.md", "---\ntitle: N\nhelps: []\nsummary: n\n---\nbottom\n")
+    write(theory / "n50.md", "---\ntitle: N\nhelps: []\nsummary: n\n---\nbottom\n")
     result = expand("<Theory name=\"n0\"/>", "docs/p.md", library(project), None)
-    assert [d.code for d in result.diagnostics] == ["include-depth"]
+    assert [str(d).split("\n")[0] for d in result.diagnostics] == [
+        "docs/performance/_theory/n9.md:6:1: error: snippets nested deeper than 10 levels [include-depth]"]
+    assert len(result.diagnostics[0].location.included_from) == 10
     assert "bottom" not in result.text
+
+
+def test_edit_link_points_at_the_snippet_source(project: Path) -> None:
+    result = expand("## S\n\n<Theory name=\"beta\"/>\n", "docs/p.md", library(project), None,
+                    edit_url=lambda s: f"https://example.org/edit/main/{s.path}")
+    assert ('<p class="perfdocs-edit"><a href="https://example.org/edit/main/docs/performance/_theory/beta.md" '
+            'title="Edit the shared explanation in docs/performance/_theory/beta.md">Edit this explanation</a></p>'
+            ) in result.text.split("\n")

@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from .diagnostics import Diagnostic, Location
-from .pipeline import page_scenario, render_body
+from .dialect import error_block
+from .pipeline import page_problems, page_scenario, render_body
 from .redirects import (
     RedirectMap,
     load_redirects,
@@ -26,7 +28,7 @@ from .redirects import (
 from .text import body_offset, split_front_matter
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, link_targets, markdown_links, to_diagnostics
 from .matrix import generated_components, scan_scenario_pages
-from .theory import Inclusion, SnippetLibrary
+from .theory import Inclusion, Snippet, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
@@ -52,13 +54,15 @@ class BuildState:
     dest_of: dict[str, str] = field(default_factory=dict)
     link_map: LinkMap = field(default_factory=LinkMap)
     base: str = "/"
+    docs_display: str = "docs"
+    edit_base: str | None = None
     reported: set[str] = field(default_factory=set)
     errors: int = 0
 
     # -- helpers -----------------------------------------------------------------------
     def display(self, path: Path | str) -> str:
         try:
-            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+            return Path(os.path.abspath(path)).relative_to(os.path.abspath(self.root)).as_posix()
         except ValueError:
             return Path(path).as_posix()
 
@@ -79,6 +83,11 @@ class BuildState:
         self.__init__()  # type: ignore[misc]
         self.root = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         self.base = base_path(config.site_url)
+        self.docs_display = self.display(self.docs_dir)
+        if config.repo_url and config.edit_uri is not None:
+            edit_uri = config.edit_uri if config.edit_uri.endswith("/") else config.edit_uri + "/"
+            self.edit_base = urljoin(config.repo_url if config.repo_url.endswith("/") else config.repo_url + "/",
+                                     edit_uri)
         self.docs_dir = Path(config.docs_dir)
         self.library = SnippetLibrary(self.docs_dir / THEORY_SUBDIR, self.root)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
@@ -93,6 +102,11 @@ class BuildState:
     def files(self, files: Any) -> Any:
         for file in [f for f in files if f.src_uri.startswith(THEORY_SUBDIR + "/")]:
             files.remove(file)
+        for file in list(files.documentation_pages()):
+            problem = self._unreadable(file)
+            if problem:  # MkDocs would stop with a traceback; the build goes on without the page instead
+                self.report([problem])
+                files.remove(file)
         pages = {f.src_uri for f in files.documentation_pages()}
         if any("<TechniqueMatrix" in f.content_string for f in files.documentation_pages()):
             assert self.library is not None
@@ -116,6 +130,30 @@ class BuildState:
             self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
         return files
 
+    def _unreadable(self, file: Any) -> Diagnostic | None:
+        try:
+            source = file.content_string
+        except UnicodeDecodeError as exc:
+            return Diagnostic(Location(self.display(file.abs_src_path), 1), f"page is not UTF-8 text ({exc.reason} "
+                              f"at byte {exc.start})", "bad-encoding", hint="save the file as UTF-8")
+        problems = page_problems(source, self.display(file.abs_src_path))
+        return problems[0] if problems else None
+
+    def nav(self, nav: Any, config: Any, files: Any) -> None:
+        """With an explicit nav in mkdocs.yml, every page must be in it."""
+        if not config.nav:
+            return
+        in_nav = {page.file.src_uri for page in nav.pages}
+        self.report([Diagnostic(Location(self.display(f.abs_src_path), 1), "page is not in the nav of mkdocs.yml",
+                                "not-in-nav", hint="add it to nav: so readers can find it")
+                     for f in files.documentation_pages() if f.src_uri not in in_nav])
+
+    def snippet_edit_url(self, snippet: Snippet) -> str | None:
+        """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
+        if not self.edit_base:
+            return None
+        return self.edit_base + Path(snippet.path).relative_to(self.docs_display).as_posix()
+
     def page_markdown(self, markdown: str, page: Any) -> str:
         assert self.library is not None
         source = page.file.content_string.replace("\r\n", "\n")
@@ -126,8 +164,13 @@ class BuildState:
                                            front.error_line if front else 1, display)
         rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown),
                                source, generated_components(markdown, self.library, self.scenario_pages,
-                                                            page.file.src_uri))
+                                                            page.file.src_uri), self.snippet_edit_url)
         self.report(problems + rendered.diagnostics)
+        errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
+        if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
+            listing = "\n\n".join(f"- `{d.location}`: {d.message}" for d in errors)
+            title = f"Build error: this page has {len(errors)} problem{'s' if len(errors) > 1 else ''}"
+            return "\n".join(error_block(listing, title=title)) + "\n" + rendered.text
         self.inclusions[page.file.src_uri] = rendered.inclusions
         dest = page.file.dest_uri
         self.link_map.sources[dest] = display

@@ -197,8 +197,11 @@ def cmd_check_links(args: argparse.Namespace) -> int:
 
         config = _external_config(_link_config(root), root)
         cache = root / ".cache" / "perfdocs" / "external.json"
-        results = check_external(sorted(report.external), config, cache,
-                                 progress=_progress if sys.stderr.isatty() else None)
+        try:
+            results = check_external(sorted(report.external), config, cache,
+                                     progress=_progress if sys.stderr.isatty() else None)
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"check-links --external: {exc}") from exc
         external_checked = len(results)
         problems += external_diagnostics(report, results, site, link_map, args.site.rstrip("/") or ".")
     elapsed = time.perf_counter() - started

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Literal
 
 Level = Literal["error", "warning"]
@@ -30,6 +30,7 @@ class Diagnostic:
     location: Location
     message: str
     code: str
+    _: KW_ONLY
     level: Level = "error"
     hint: str | None = None
 

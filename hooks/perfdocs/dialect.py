@@ -31,6 +31,7 @@ ATTR_RE = re.compile(r"""\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)
 ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
 QUOTE_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]?(?P<rest>.*)$")
 YOUTUBE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{11}$")
+YOUTUBE_EMBED = 'src="https://www.youtube-nocookie.com/embed/'
 
 FRAMEWORK_LABELS = {"pt": "PyTorch", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}
 ALERTS = {
@@ -56,7 +57,11 @@ GENERATED = {"TechniqueMatrix"}  # filled by the build from data no single page 
 PARENTS = {"hfoption": "hfoptions", "pt": "frameworkcontent", "tf": "frameworkcontent",
            "jax": "frameworkcontent", "flax": "frameworkcontent"}
 EXPANDED_EARLIER = {"Theory", "Only"}
-FORBIDDEN_HTML = {"script", "style"}
+FORBIDDEN_HTML = {"script", "style", "iframe", "object", "embed", "form", "base", "meta"}
+EVENT_ATTR_RE = re.compile(r"""\s(on[a-z]+)\s*=""", re.I)
+URL_ATTR_RE = re.compile(r"""\s(?:href|src|action|formaction|xlink:href|poster)\s*=\s*["']?\s*([a-z][a-z0-9+.-]*):""", re.I)
+MD_LINK_SCHEME_RE = re.compile(r"\]\(\s*<?\s*([a-z][a-z0-9+.-]*):", re.I)
+UNSAFE_SCHEMES = {"javascript", "vbscript", "data", "file"}
 HTML_ELEMENTS = frozenset("""
 a abbr address area article aside audio b bdi bdo blockquote br button canvas caption center cite code
 col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font
@@ -93,9 +98,10 @@ class Converted:
     diagnostics: list[Diagnostic]
 
 
-def error_block(message: str, indent: str = "") -> list[str]:
+def error_block(message: str, indent: str = "", title: str = "Build error") -> list[str]:
     """A visible failure admonition, used where a construct could not be rendered."""
-    return ["", f'{indent}!!! failure "Build error"', "", f"{indent}    {html.escape(message, quote=False)}", ""]
+    body = [f"{indent}    {html.escape(line, quote=False)}" for line in message.split("\n")]
+    return ["", f'{indent}!!! failure "{title}"', "", *body, ""]
 
 
 class _Converter:
@@ -112,7 +118,7 @@ class _Converter:
 
     # -- diagnostics -------------------------------------------------------------------
     def error(self, src: int, col: int, message: str, code: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(self.smap.at(src, col), message, code, "error", hint))
+        self.diagnostics.append(Diagnostic(self.smap.at(src, col), message, code, hint=hint))
 
     def location(self, src: int, col: int = 1) -> Location:
         return self.smap.at(src, col)
@@ -181,13 +187,35 @@ class _Converter:
         parent.children.append(node)
         return j
 
+    def _unsafe_urls(self, masked: str, src: int) -> None:
+        for m in MD_LINK_SCHEME_RE.finditer(masked):
+            if m.group(1).lower() in UNSAFE_SCHEMES:
+                self.error(src, m.start(1) + 1, f"link with the {m.group(1).lower()}: scheme is not allowed",
+                           "unsafe-url", "link to a page, a file in the repository or an https:// URL")
+
+    def _unsafe_html(self, tag: re.Match[str], src: int) -> None:
+        for m in EVENT_ATTR_RE.finditer(tag.group(0)):
+            self.error(src, tag.start() + m.start(1) + 1, f"event handler attribute '{m.group(1)}' is not allowed "
+                       "in pages", "forbidden-html")
+        for m in URL_ATTR_RE.finditer(tag.group(0)):
+            if m.group(1).lower() in UNSAFE_SCHEMES:
+                self.error(src, tag.start() + m.start(1) + 1, f"URL with the {m.group(1).lower()}: scheme is not "
+                           "allowed", "unsafe-url")
+
     def _parse_line(self, text: str, src: int, stack: list[Node]) -> None:
         masked = mask_code_spans(text)
+        if "](" in masked:
+            self._unsafe_urls(masked, src)
         pos = 0
         pieces: list[tuple[str, re.Match[str] | None]] = []
         for m in TAG_RE.finditer(masked):
             name = m.group("name")
+            if name.lower() == "iframe" and (m.group("close") or YOUTUBE_EMBED in m.group(0)):
+                self._unsafe_html(m, src)
+                continue  # what <Youtube> renders to: converting converted Markdown again changes nothing
             if name.lower() in HTML_ELEMENTS and name not in COMPONENTS and name.lower() not in FORBIDDEN_HTML:
+                if not m.group("close"):
+                    self._unsafe_html(m, src)
                 continue
             if stack[-1].name == "literalinclude" and not (m.group("close") and name == "literalinclude"):
                 continue
@@ -312,6 +340,9 @@ class _Converter:
                 self._render_node(node, indent)
 
     def _render_text(self, node: Text, indent: str, dedent: int) -> None:
+        if node.code and node.text and not node.text.strip():  # whitespace inside code is content
+            self.emit(indent + node.text[dedent:] if node.text[:dedent].strip() == "" else node.text, node.src)
+            return
         if not node.text.strip():
             if node.code or (self.out and self.out[-1].strip()):
                 self.emit("", node.src)
@@ -525,6 +556,8 @@ def convert(text: str, source_map: SourceMap, root: Path | None = None,
     conv = _Converter(lines, source_map, root, generated)
     tree = conv.parse([(line, i) for i, line in enumerate(lines)])
     conv.render(tree, "")
+    if not conv.out:
+        conv.emit("", 0)
     while len(conv.out) > 1 and conv.out[-1] == "" and (not lines or lines[-1] != "" or conv.out[-2] == ""):
         conv.out.pop()
         conv.out_src.pop()

@@ -353,13 +353,13 @@ def to_diagnostics(report: Report, site: Path, link_map: LinkMap | None, site_la
                 else:
                     shown = f"broken link '{src.text}': {problem.message}"
                     hint = problem.hint
-                out.append(Diagnostic(src.location, shown, problem.status, "error", hint))
+                out.append(Diagnostic(src.location, shown, problem.status, hint=hint))
             continue
         where = f"{site_label.rstrip('/')}/{problem.page}"
         source = link_map.sources.get(problem.page) if link_map else None
         hint = problem.hint if not source else "; ".join(filter(None, [problem.hint, f"page built from {source}"]))
         out.append(Diagnostic(Location(where, html_line(site, problem.page, problem.offset)), message,
-                              problem.status, "error", hint))
+                              problem.status, hint=hint))
     unique = list(dict.fromkeys(out))
     return sorted(unique, key=lambda d: (d.location.path, d.location.line, d.location.col, d.message))
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .dialect import convert
 from .diagnostics import Diagnostic, Location, SourceMap
-from .text import front_matter_key_line, split_front_matter
-from .theory import Inclusion, SnippetLibrary, expand
+from .text import code_line_mask, front_matter_key_line, mask_code_spans, split_front_matter
+from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
 
 @dataclass
@@ -26,19 +28,61 @@ def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
 
 def render_body(body: str, page_path: str, library: SnippetLibrary, root: Path,
                 scenario: str | None, first_line: int = 1, source: str = "",
-                generated: dict[str, list[str]] | None = None) -> Rendered:
+                generated: dict[str, list[str]] | None = None,
+                edit_url: Callable[[Snippet], str | None] | None = None) -> Rendered:
     """``body`` is the page without front matter; ``first_line`` its first line in ``source``."""
-    expansion = expand(body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"))
+    expansion = expand(body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"),
+                       edit_url)
     converted = convert(expansion.text, expansion.source_map, root, generated)
-    diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics), key=sort_key)
+    duplicates = duplicate_ids(converted.text, converted.source_map)
+    diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates), key=sort_key)
     return Rendered(converted.text, converted.source_map, diagnostics, expansion.inclusions,
                     expansion.snippets_used)
+
+
+EXPLICIT_ID_RE = re.compile(r"""\{\s*#([^\s}]+)[^}]*\}\s*$|\sid\s*=\s*["']([^"']+)["']""")
+MAX_PAGE_BYTES = 2_000_000
+
+
+def duplicate_ids(text: str, source_map: SourceMap) -> list[Diagnostic]:
+    """Explicit ids ({ #x } headings, id="x" in HTML) given twice on one page; MkDocs keeps both."""
+    seen: dict[str, Location] = {}
+    problems = []
+    lines = text.split("\n")
+    for i, (line, code) in enumerate(zip(lines, code_line_mask(lines))):
+        if code or ("{" not in line and "id" not in line):
+            continue
+        for m in EXPLICIT_ID_RE.finditer(mask_code_spans(line)):
+            anchor = m.group(1) or m.group(2)
+            here = source_map.at(i)  # columns of converted text do not map back; the line does
+            if anchor in seen:
+                first = seen[anchor]
+                problems.append(Diagnostic(here, f"duplicate id '{anchor}' on this page (first at {first.path}:"
+                                           f"{first.line})", "duplicate-id", hint="give one of them another id"))
+            else:
+                seen[anchor] = here
+    return problems
+
+
+def page_problems(source: str, page_path: str) -> list[Diagnostic]:
+    """Problems with a page file as a whole, found before any conversion."""
+    if len(source.encode("utf-8")) > MAX_PAGE_BYTES:
+        return [Diagnostic(Location(page_path, 1), f"page is {len(source.encode('utf-8')) / 1e6:.1f} MB; pages are "
+                           f"limited to {MAX_PAGE_BYTES / 1e6:.0f} MB", "page-too-large",
+                           hint="split it into several pages")]
+    if not split_front_matter(source).body.strip():
+        return [Diagnostic(Location(page_path, 1), "page has no content", "empty-page")]
+    return []
 
 
 def render_source(source: str, page_path: str, library: SnippetLibrary, root: Path,
                   generated: dict[str, list[str]] | None = None) -> Rendered:
     """A whole page file (front matter included), as the CLI and tests see it."""
-    front = split_front_matter(source.replace("\r\n", "\n"))
+    source = source.replace("\r\n", "\n")
+    whole = page_problems(source, page_path)
+    if whole:
+        return Rendered("", SourceMap(), whole, [], set())
+    front = split_front_matter(source)
     scenario, problems = page_scenario(source, front.data, front.error, front.error_line, page_path)
     rendered = render_body(front.body, page_path, library, root, scenario, front.body_first_line, source, generated)
     rendered.diagnostics[:0] = problems

@@ -77,7 +77,7 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
     problems: list[Diagnostic] = []
 
     def error(line: int, message: str, code: str, hint: str | None = None) -> None:
-        problems.append(Diagnostic(Location(path, line), message, code, "error", hint))
+        problems.append(Diagnostic(Location(path, line), message, code, hint=hint))
 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)

@@ -6,8 +6,11 @@ expanded text keeps its origin (snippet file and line, plus the chain of include
 
 from __future__ import annotations
 
+import html
+import os
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +23,7 @@ SCENARIOS = ("overview", "infer-cpu", "infer-gpu-one", "infer-gpu-many", "train-
              "scalability")
 HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
-MAX_DEPTH = 64
+MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
 THEORY_LINE_RE = re.compile(r"^[ \t]*<Theory\b[^<>]*/>[ \t]*$")
 ONLY_OPEN_RE = re.compile(r"^[ \t]*<Only\b(?P<attrs>[^<>]*)>[ \t]*$")
 ONLY_CLOSE_RE = re.compile(r"^[ \t]*</Only>[ \t]*$")
@@ -85,7 +88,7 @@ class SnippetLibrary:
 
     def display(self, path: Path) -> str:
         try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
+            return Path(os.path.abspath(path)).relative_to(os.path.abspath(self.root)).as_posix()
         except ValueError:
             return path.as_posix()
 
@@ -115,6 +118,9 @@ class SnippetLibrary:
                                      "bad-encoding")]
         front = split_front_matter(source)
         problems = []
+        if not front.body.strip():
+            problems.append(Diagnostic(Location(shown, front.body_first_line), "snippet has no content",
+                                       "empty-snippet"))
         if front.error:
             problems.append(Diagnostic(Location(shown, front.error_line), front.error, "bad-front-matter"))
         data = front.data
@@ -144,7 +150,9 @@ class _Frame:
 
 
 class _Expander:
-    def __init__(self, library: SnippetLibrary, page_path: str, scenario: str | None):
+    def __init__(self, library: SnippetLibrary, page_path: str, scenario: str | None,
+                 edit_url: Callable[[Snippet], str | None] | None = None):
+        self.edit_url = edit_url
         self.library = library
         self.page_path = page_path
         self.scenario = scenario
@@ -161,7 +169,7 @@ class _Expander:
         self.origins.append(loc)
 
     def error(self, loc: Location, message: str, code: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(loc, message, code, "error", hint))
+        self.diagnostics.append(Diagnostic(loc, message, code, hint=hint))
 
     def emit_error(self, loc: Location, message: str) -> None:
         for line in error_block(f"{loc}: {message}"):
@@ -266,6 +274,11 @@ class _Expander:
         self.emit("", loc)
         self.expand(snippet.lines, snippet.body_first_line, inner, shift, slugify(name.replace("_", "-")),
                     "" if count == 1 else f"-{count}", snippet.code_mask)
+        url = self.edit_url(snippet) if self.edit_url else None
+        if url:
+            self.emit("", loc)
+            self.emit(f'<p class="perfdocs-edit"><a href="{html.escape(url, quote=True)}" title="Edit the shared '
+                      f'explanation in {html.escape(snippet.path, quote=True)}">Edit this explanation</a></p>', loc)
         self.emit("", loc)
         self.section = (level, section_id, section_title)
 
@@ -273,7 +286,7 @@ class _Expander:
         level = heading.level + shift
         if level > 6:
             self.diagnostics.append(Diagnostic(loc, f"heading would be level {level} after shifting under the "
-                                    "including heading; kept at level 6", "heading-too-deep", "warning"))
+                                    "including heading; kept at level 6", "heading-too-deep", level="warning"))
             level = 6
         if id_prefix is None:
             if heading.explicit_id is None and shift == 0:
@@ -315,14 +328,16 @@ class _Expander:
 
 
 def expand(text: str, page_path: str, library: SnippetLibrary, scenario: str | None = None,
-           first_line: int = 1, scenario_line: int = 1) -> Expansion:
+           first_line: int = 1, scenario_line: int = 1,
+           edit_url: Callable[[Snippet], str | None] | None = None) -> Expansion:
     """Expands every ``<Theory>`` and resolves every ``<Only>`` in a page body.
 
     ``page_path`` is the page's display path (relative to the repository root) and
     ``first_line`` the file line where ``text`` starts (after front matter), ``scenario_line`` the
     line of the ``scenario:`` key, for the diagnostic when it names no known scenario.
+    ``edit_url`` gives the "edit this explanation" link placed after each expanded snippet.
     """
-    expander = _Expander(library, page_path, scenario)
+    expander = _Expander(library, page_path, scenario, edit_url)
     if scenario is not None and scenario not in SCENARIOS:
         expander.error(Location(page_path, scenario_line), f"unknown scenario '{scenario}' in front matter", "unknown-scenario",
                        did_you_mean(scenario, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")

@@ -1,0 +1,139 @@
+"""Fixtures for the browser tests: the real site built once per session with `mkdocs build --strict`,
+served on 127.0.0.1 by a host that behaves like GitHub Pages, and driven with Playwright in Chromium.
+
+Without a browser the tests skip with the reason, except under CI (the CI variable set), where a
+missing browser, Playwright or npm is a failure: CI must test what readers get."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..sitetools import build
+from .support import (ARTIFACTS, DESKTOP, ROOT, browser_problem, install_axe, launch, nav_sources, page_url, serve)
+
+pytestmark = pytest.mark.browser
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> None:
+    """Fail under CI, skip elsewhere."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("browser-site")
+    result = build(ROOT, out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url(site: Path) -> Iterator[str]:
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    problem = browser_problem()
+    if problem:
+        unavailable(problem)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def context(browser: Any, base_url: str) -> Iterator[Any]:
+    """A fresh profile per test (empty localStorage), desktop-sized, light scheme."""
+    ctx = browser.new_context(viewport=DESKTOP, base_url=base_url, color_scheme="light")
+    ctx.set_default_timeout(15_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    try:
+        return install_axe().read_text(encoding="utf-8")
+    except RuntimeError as err:
+        unavailable(str(err))
+        raise
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    out = ARTIFACTS / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+NAV_SOURCES = nav_sources()
+PAGE_URLS = [page_url(src) for src in NAV_SOURCES]
+MISSING_URL = "perf_train_gpu_oen.html"  # a typo of an old name: what a reader with a bad link gets
+
+
+def slug(url: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]+", "-", url).strip("-") or "root"
+
+
+@dataclass
+class Watch:
+    """Everything that went wrong while a page was open: console errors, uncaught exceptions,
+    failed requests and HTTP errors, except the status of a deliberately missing URL."""
+
+    base_url: str
+    expected_404: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+
+    def attach(self, page: Any) -> Any:
+        page.on("console", self._console)
+        page.on("pageerror", lambda err: self.problems.append(f"uncaught exception: {err}"))
+        page.on("requestfailed", lambda req: self.problems.append(f"request failed: {req.url} ({req.failure})"))
+        page.on("response", self._response)
+        page.on("request", self._request)
+        return page
+
+    def _console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        where = (message.location or {}).get("url", "")
+        if where in self.expected_404 and "status of 404" in message.text:
+            return
+        self.problems.append(f"console error: {message.text} (at {where})")
+
+    def _response(self, response: Any) -> None:
+        if response.status >= 400 and not (response.status == 404 and response.url in self.expected_404):
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def _request(self, request: Any) -> None:
+        if not request.url.startswith((self.base_url, "data:", "blob:", "about:")):
+            self.external.append(request.url)
+
+
+@pytest.fixture
+def watch(base_url: str) -> Watch:
+    return Watch(base_url)
+
+
+def settle(page: Any) -> None:
+    """Wait until the page has loaded and Material's scripts have laid it out."""
+    page.wait_for_load_state("load")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
