@@ -20,23 +20,26 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .text import code_line_mask, mask_code_spans
 
-LINK_TAG_RE = re.compile(r"<(?:a|img|link|script|iframe|source|area|audio|video|embed|track)\b[^<>]*>", re.I)
-LINK_ATTR_RE = re.compile(r"""\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
-ID_RE = re.compile(r"""<[A-Za-z][\w:-]*\s[^<>]*?\b(?:id|name)\s*=\s*["']([^"']*)["']""")
+LINK_RE = re.compile(r"""<(?:a|img|link|script|iframe|source|area|audio|video|embed|track)\s[^<>]*?"""
+                     r"""(?<=\s)(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))()""", re.I)
+ID_RE = re.compile(r"""\s(?:id|name)\s*=\s*["']([^"']*)["']""")
+FAST_ID_RE = re.compile(r' id="([^"]*)"')
+FAST_NAME_RE = re.compile(r' name="([^"]*)"')
+FAST_LINK_RE = re.compile(r'<(?:a|img|link|script|iframe|source|area|audio|video|embed|track) [^>]*?(?<= )'
+                          r'(?:href|src)="([^"]*)"')
 REFRESH_RE = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\d+\s*;\s*url=([^"']+)["']""", re.I)
 ANCHOR_MAP_RE = re.compile(r"var t=(\"(?:[^\"\\]|\\.)*\"),m=(\{.*?\}),h=")
-SKIP_LINK_RELS = re.compile(r"""\srel=["'](?:preconnect|dns-prefetch)["']""", re.I)
 MAP_FILE = ".perfdocs/links.json"
 MAX_REDIRECT_HOPS = 10
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     path: str  # site-relative path of a file ("" or ending "/" for directories), percent-decoded
     fragment: str  # "" when the link has none
 
@@ -182,47 +185,72 @@ def resolve_href(page: str, href: str, base: str = "/") -> Target | str | None:
     return Target(normal + ("/" if trailing and normal else ""), fragment)
 
 
+def page_ids(text: str) -> set[str]:
+    """Every id (and legacy <a name>) in an HTML page.
+
+    Fast literal patterns first; when they do not account for every ``id=``/``name=`` in the page
+    (odd quoting or spacing, upper case), the general pattern decides.
+    """
+    fast = FAST_ID_RE.findall(text) + FAST_NAME_RE.findall(text)
+    if len(fast) == text.count("id=") + text.count("name="):
+        return set(fast)
+    return set(ID_RE.findall(text))
+
+
+def page_links(text: str) -> list[str]:
+    """The distinct href/src values of a page, as written (entities decoded), in order of first use."""
+    fast = FAST_LINK_RE.findall(text)
+    if len(fast) == text.count("href=") + text.count("src=") and "HREF" not in text and "SRC" not in text:
+        raw = dict.fromkeys(fast)
+    else:
+        raw = dict.fromkeys(a or b or c for a, b, c, _ in LINK_RE.findall(text))
+    out = dict.fromkeys((html.unescape(k) if "&" in k else k).strip() for k in raw)
+    out.pop("", None)
+    return list(out)
+
+
+def link_offset(text: str, href: str) -> int:
+    """Where ``href`` is first used in the page (for the line of a report)."""
+    for candidate in {href, html.escape(href, quote=True), href.replace("&", "&amp;")}:
+        for quote in ('"', "'", ""):
+            pos = text.find(f"={quote}{candidate}{quote}")
+            if pos >= 0:
+                return pos + 1 + len(quote)
+    return 0
+
+
+def page_redirect(path: str, text: str, base: str) -> tuple[Target | None, dict[str, Target]]:
+    """Where a redirect page (meta refresh) sends readers, and its per-fragment remaps."""
+    refresh = REFRESH_RE.search(text[:4000])
+    if not refresh:
+        return None, {}
+    target = resolve_href(path, html.unescape(refresh.group(1)), base)
+    remaps: dict[str, Target] = {}
+    remap = ANCHOR_MAP_RE.search(text[:4000])
+    if remap:
+        for frag, href in json.loads(remap.group(2)).items():
+            mapped = resolve_href(path, href, base)
+            if isinstance(mapped, Target):
+                remaps[frag] = mapped
+    return (target if isinstance(target, Target) else None), remaps
+
+
 def scan_html(path: str, text: str, base: str = "/") -> PageScan:
     """Ids, resolved links and redirect data of one HTML file."""
-    ids = set(ID_RE.findall(text))
     links: dict[Target, tuple[str, int]] = {}
     external: dict[str, tuple[str, int]] = {}
     outside: list[tuple[str, int]] = []
-    for tag in LINK_TAG_RE.finditer(text):
-        attr = LINK_ATTR_RE.search(tag.group(0))
-        if attr is None or SKIP_LINK_RELS.search(tag.group(0)):
-            continue
-        raw = attr.group(1) if attr.group(1) is not None else attr.group(2) if attr.group(2) is not None \
-            else attr.group(3)
-        href = html.unescape(raw).strip()
-        if not href:
-            continue
+    for href in page_links(text):
+        offset = link_offset(text, href)
         target = resolve_href(path, href, base)
-        offset = tag.start() + attr.start()
         if isinstance(target, Target):
             links.setdefault(target, (href, offset))
         elif target is None:
             outside.append((href, offset))
-        elif urlsplit(href).scheme in ("http", "https", ""):
+        elif urlsplit(href).scheme in ("http", "https"):
             external.setdefault(href.split("#", 1)[0], (href, offset))
-    scan = PageScan(path, ids, links, external, outside=outside)
-    refresh = REFRESH_RE.search(text[:4000])
-    if refresh:
-        target = resolve_href(path, html.unescape(refresh.group(1)), base)
-        scan.redirect = target if isinstance(target, Target) else None
-        remap = ANCHOR_MAP_RE.search(text[:4000])
-        if remap:
-            for frag, href in json.loads(remap.group(2)).items():
-                mapped = resolve_href(path, href, base)
-                if isinstance(mapped, Target):
-                    scan.fragment_map[frag] = mapped
-    return scan
-
-
-def _scan_file(args: tuple[str, str, str]) -> PageScan:
-    root, rel, base = args
-    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
-        return scan_html(rel, fh.read(), base)
+    redirect, remaps = page_redirect(path, text, base)
+    return PageScan(path, page_ids(text), links, external, redirect, remaps, outside)
 
 
 def collect(site: Path) -> tuple[set[str], set[str], list[str]]:
@@ -241,27 +269,42 @@ def collect(site: Path) -> tuple[set[str], set[str], list[str]]:
     return files, dirs, sorted(pages)
 
 
-def scan_site(site: Path, pages: list[str], base: str, jobs: int) -> dict[str, PageScan]:
-    work = [(str(site), rel, base) for rel in pages]
-    if jobs <= 1 or len(work) < 64:
-        return {s.path: s for s in map(_scan_file, work)}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return {s.path: s for s in pool.map(_scan_file, work, chunksize=max(1, len(work) // (jobs * 8)))}
-
-
 @dataclass
 class Report:
     pages: int
-    links: int  # distinct (page, target) pairs checked
+    links: int  # distinct (page, href) pairs checked
     targets: int  # distinct targets resolved
     problems: list[Problem]
     external: dict[str, list[tuple[str, str, int]]]  # URL -> [(page, href, offset)]
 
 
-class _Resolver:
-    def __init__(self, files: set[str], dirs: set[str], scans: Mapping[str, PageScan]):
-        self.files, self.dirs, self.scans = files, dirs, scans
-        self.cache: dict[Target, tuple[str, str, str | None] | None] = {}
+@dataclass
+class _PageInfo:
+    ids: set[str]
+    redirect: Target | None
+    remaps: dict[str, Target]
+
+
+class _Checker:
+    """Resolves hrefs and checks targets, each distinct one once (caches shared by every page)."""
+
+    def __init__(self, files: set[str], dirs: set[str], info: Mapping[str, _PageInfo], base: str):
+        self.files, self.dirs, self.info, self.base = files, dirs, info, base
+        self.resolved: dict[tuple[str, str], Target | str | None] = {}
+        self.results: dict[Target, tuple[str, str, str | None] | None] = {}
+        self.links: dict[tuple[str, str], tuple[str, str, str | None] | str | None] = {}
+
+    def resolve(self, page_dir: str, href: str) -> Target | str | None:
+        """``href`` seen from a page in ``page_dir``; '../' steps are folded first, so sibling pages share."""
+        directory, rest = page_dir, href
+        while rest.startswith("../") and directory:
+            directory, rest = directory.rpartition("/")[0], rest[3:]
+        if not rest or rest[0] in "#?":  # '../' alone, or '../#x': the directory itself
+            rest = "./" + rest
+        key = (directory, rest)
+        if key not in self.resolved:
+            self.resolved[key] = resolve_href(directory + "/_" if directory else "_", rest, self.base)
+        return self.resolved[key]
 
     def file_for(self, path: str) -> str | None:
         if path == "" or path.endswith("/"):
@@ -275,58 +318,131 @@ class _Resolver:
 
     def check(self, target: Target) -> tuple[str, str, str | None] | None:
         """None when the target resolves; else (status, message, hint)."""
-        if target not in self.cache:
-            self.cache[target] = self._check(target, [])
-        return self.cache[target]
+        if target not in self.results:
+            self.results[target] = self._check(target, [])
+        return self.results[target]
 
     def _check(self, target: Target, hops: list[str]) -> tuple[str, str, str | None] | None:
         file = self.file_for(target.path)
         if file is None:
-            shown = target.path or "/"
-            return ("missing-file", f"no file {shown} in the site", None)
-        scan = self.scans.get(file)
-        if scan is None or not target.fragment:
+            return ("missing-file", f"no file {target.path or '/'} in the site", None)
+        info = self.info.get(file)
+        if info is None or not target.fragment:
             return None
-        if scan.redirect is not None:
+        if info.redirect is not None:
             if file in hops:
                 return ("redirect-loop", "redirect loop: " + " -> ".join([*hops, file]), None)
             if len(hops) >= MAX_REDIRECT_HOPS:
                 return ("redirect-loop", f"more than {MAX_REDIRECT_HOPS} redirects", None)
-            nxt = scan.fragment_map.get(target.fragment) or Target(scan.redirect.path, target.fragment)
+            nxt = info.remaps.get(target.fragment) or Target(info.redirect.path, target.fragment)
             return self._check(nxt, [*hops, file])
-        if target.fragment in scan.ids:
+        if target.fragment in info.ids:
             return None
-        return ("missing-fragment", f"no id '{target.fragment}' in {file}",
-                did_you_mean(target.fragment, scan.ids))
+        return ("missing-fragment", f"no id '{target.fragment}' in {file}", did_you_mean(target.fragment, info.ids))
 
-    def check_redirect_page(self, file: str) -> tuple[str, str, str | None] | None:
-        scan = self.scans[file]
-        assert scan.redirect is not None
-        return self._check(scan.redirect, [file]) if scan.redirect.fragment else (
-            None if self.file_for(scan.redirect.path) else ("missing-file", f"redirect target {scan.redirect.path} "
-                                                           "is not in the site", None))
+    def verdict(self, page: str, page_dir: str, parent: str, href: str) -> tuple[str, str, str | None] | str | None:
+        """None when the link is fine, a problem (status, message, hint), or an external URL string.
+
+        Cached by (directory, href): sibling pages share '../' links, so the nav is resolved once.
+        """
+        if href.startswith("#"):
+            return self.check(Target(page, unquote(href[1:])))
+        key = (parent, href) if href.startswith("../") else (page_dir, href)
+        if key in self.links:
+            return self.links[key]
+        target = self.resolve(page_dir, href)
+        if isinstance(target, Target):
+            result: tuple[str, str, str | None] | str | None = self.check(target)
+        elif target is None:
+            result = ("outside-site", f"'{href}' points outside the site", None)
+        else:
+            result = target.split("#", 1)[0] if urlsplit(target).scheme in ("http", "https") else None
+        self.links[key] = result
+        return result
+
+    def check_page(self, page: str, text: str) -> tuple[int, list[Problem], list[tuple[str, str, int]]]:
+        problems, external = [], []
+        page_dir = page.rpartition("/")[0]
+        parent = page_dir.rpartition("/")[0]
+        links = page_links(text)
+        for href in links:
+            result = self.verdict(page, page_dir, parent, href)
+            if result is None:
+                continue
+            if isinstance(result, str):
+                external.append((result, href, link_offset(text, href)))
+            else:
+                problems.append(Problem(result[0], page, href, link_offset(text, href), result[1], result[2]))
+        info = self.info.get(page)
+        if info is not None and info.redirect is not None and self.file_for(info.redirect.path) is None:
+            problems.append(Problem("missing-file", page, info.redirect.path, 0,
+                                    f"redirect target {info.redirect.path or '/'} is not in the site"))
+        return len(links), problems, external
+
+
+# Work shared with forked workers: set before a pool starts, read (copy-on-write) by the workers.
+_SHARED: dict[str, object] = {}
+
+
+def _read(rel: str) -> str:
+    with open(os.path.join(str(_SHARED["site"]), rel), encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def _info_of(rel: str) -> tuple[str, _PageInfo]:
+    text = _read(rel)
+    redirect, remaps = page_redirect(rel, text, str(_SHARED["base"]))
+    return rel, _PageInfo(page_ids(text), redirect, remaps)
+
+
+def _check_chunk(pages: list[str]) -> tuple[list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]],
+                                             set[Target]]:
+    checker = _SHARED["checker"]
+    assert isinstance(checker, _Checker)
+    return [(page, *checker.check_page(page, _read(page))) for page in pages], set(checker.results)
+
+
+def _chunks(items: list[str], n: int) -> list[list[str]]:
+    size = max(1, -(-len(items) // n))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _run(fn, items: list[str], jobs: int) -> list:  # type: ignore[no-untyped-def]
+    import multiprocessing
+
+    if jobs <= 1 or len(items) < 64 or "fork" not in multiprocessing.get_all_start_methods():
+        return [fn(chunk) for chunk in _chunks(items, 1)] if fn is _check_chunk else [fn(i) for i in items]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        if fn is _check_chunk:
+            return list(pool.map(fn, _chunks(items, jobs * 4)))
+        return list(pool.map(fn, items, chunksize=max(1, len(items) // (jobs * 8))))
 
 
 def check_site(site: Path, base: str = "/", jobs: int | None = None) -> Report:
+    """Every internal link and fragment of the built site at ``site``."""
+    jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     files, dirs, pages = collect(site)
-    scans = scan_site(site, pages, base, jobs if jobs is not None else min(2, os.cpu_count() or 1))
-    resolver = _Resolver(files, dirs, scans)
-    problems: list[Problem] = []
-    external: dict[str, list[tuple[str, str, int]]] = {}
-    n_links = 0
-    for page in pages:
-        scan = scans[page]
-        for href, offset in scan.outside:
-            problems.append(Problem("outside-site", page, href, offset, f"'{href}' points outside the site"))
-        for target, (href, offset) in scan.links.items():
-            n_links += 1
-            result = resolver.check(target)
-            if result is not None:
-                status, message, hint = result
-                problems.append(Problem(status, page, href, offset, message, hint))
-        for url, (href, offset) in scan.external.items():
-            external.setdefault(url, []).append((page, href, offset))
-    return Report(len(pages), n_links, len(resolver.cache), problems, external)
+    _SHARED.clear()
+    _SHARED.update(site=str(site), base=base)
+    try:
+        info = dict(map(_info_of, pages))  # ids stay in this process; forked checkers share them
+        checker = _Checker(files, dirs, info, base)
+        _SHARED["checker"] = checker
+        problems: list[Problem] = []
+        external: dict[str, list[tuple[str, str, int]]] = {}
+        n_links = 0
+        targets: set[Target] = set()
+        for chunk, checked in _run(_check_chunk, pages, jobs):
+            targets |= checked
+            for page, count, page_problems, page_external in chunk:
+                n_links += count
+                problems += page_problems
+                for url, href, offset in page_external:
+                    external.setdefault(url, []).append((page, href, offset))
+    finally:
+        _SHARED.clear()
+    return Report(len(pages), n_links, len(targets), sorted(problems, key=lambda p: (p.page, p.offset)), external)
 
 
 def html_line(site: Path, page: str, offset: int) -> int:

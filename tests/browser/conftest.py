@@ -34,6 +34,9 @@ def unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    prebuilt = os.environ.get("PERFDOCS_BROWSER_SITE")  # iterate on the tests against a site built once
+    if prebuilt:
+        return Path(prebuilt)
     out = tmp_path_factory.mktemp("browser-site")
     result = build(ROOT, out)
     assert result.returncode == 0, result.stderr
@@ -102,11 +105,12 @@ class Watch:
     expected_404: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
+    superseded_navigations: bool = False  # a redirect page navigates away while it is still loading
 
     def attach(self, page: Any) -> Any:
         page.on("console", self._console)
         page.on("pageerror", lambda err: self.problems.append(f"uncaught exception: {err}"))
-        page.on("requestfailed", lambda req: self.problems.append(f"request failed: {req.url} ({req.failure})"))
+        page.on("requestfailed", self._failed)
         page.on("response", self._response)
         page.on("request", self._request)
         return page
@@ -118,6 +122,11 @@ class Watch:
         if where in self.expected_404 and "status of 404" in message.text:
             return
         self.problems.append(f"console error: {message.text} (at {where})")
+
+    def _failed(self, request: Any) -> None:
+        if self.superseded_navigations and request.is_navigation_request() and "ERR_ABORTED" in (request.failure or ""):
+            return
+        self.problems.append(f"request failed: {request.url} ({request.failure})")
 
     def _response(self, response: Any) -> None:
         if response.status >= 400 and not (response.status == 404 and response.url in self.expected_404):

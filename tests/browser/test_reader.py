@@ -63,7 +63,7 @@ def test_linked_tabs_follow_the_reader_across_pages(context: Any, watch: Watch) 
     accelerate, tensorflow = selected(page, "Accelerate"), selected(page, "TensorFlow")
     assert accelerate and set(accelerate) == {"Accelerate"}, accelerate
     assert tensorflow and set(tensorflow) == {"TensorFlow"}, tensorflow
-    assert page.evaluate(SHOWN_BLOCK, "Accelerate").strip().startswith("from accelerate"), "Accelerate's code shows"
+    assert "from accelerate import" in page.evaluate(SHOWN_BLOCK, "Accelerate"), "the Accelerate code shows"
 
     # A fresh load of a page that was never visited keeps the choice too (it lives in localStorage).
     page.goto("performance/train/gpu_one/")
@@ -195,7 +195,10 @@ def test_page_furniture(context: Any) -> None:
 
 
 def assert_at_top(page: Any, anchor: str) -> None:
+    """The element is just below the sticky header, or as high as it gets on a page scrolled to its end."""
     top = page.evaluate(HEADING_TOP, anchor)
     assert top is not None, f"no element #{anchor}"
-    header = page.evaluate("() => document.querySelector('.md-header').getBoundingClientRect().bottom")
-    assert -2 <= top <= header + 120, f"#{anchor} is {top:.0f}px from the top (header ends at {header:.0f}px)"
+    header, at_end = page.evaluate("""() => [document.querySelector('.md-header').getBoundingClientRect().bottom,
+        Math.ceil(scrollY + innerHeight) >= document.scrollingElement.scrollHeight - 1]""")
+    assert top >= -2 and (top <= header + 120 or at_end), \
+        f"#{anchor} is {top:.0f}px from the top (header ends at {header:.0f}px)"

@@ -1,0 +1,94 @@
+"""Every old URL in redirects.yml, in every form a reader may hold (/X, /X/, /X.html, /X.md, /X.mdx),
+lands on the right page in a real browser, and a fragment (kept or remapped) ends at its heading."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from .conftest import Watch, settle
+from .support import ROOT, page_url
+from .test_reader import assert_at_top
+
+FORMS = ("{}", "{}/", "{}.html", "{}.md", "{}.mdx")
+LAST_H2 = "last-h2"  # stands for the id of the target page's last h2: landing there needs a scroll
+
+
+class Case(NamedTuple):
+    old: str       # what the reader types, site-relative, maybe with #fragment
+    path: str      # the page it must land on, site-relative ("performance/train/gpu_one/")
+    fragment: str  # the fragment it must end with ("" for none)
+
+
+def load_spec() -> dict[str, str]:
+    return yaml.safe_load((ROOT / "redirects.yml").read_text(encoding="utf-8"))["redirects"]
+
+
+def resolve(spec: dict[str, str], key: str) -> tuple[str, str]:
+    """Follow a chain of old names to (page URL, fragment)."""
+    target = spec[key]
+    for _ in range(len(spec)):
+        page, _, fragment = target.partition("#")
+        if page.endswith(".md"):
+            return page_url(page), fragment
+        target = spec[page.strip("/")]
+    raise AssertionError(f"redirect chain from {key} does not end on a page")
+
+
+def cases() -> list[Any]:
+    spec = load_spec()
+    out: list[Any] = []
+    for key in spec:
+        old, _, old_fragment = key.partition("#")
+        path, fragment = resolve(spec, key)
+        if old_fragment:  # a remapped anchor: every form, with the old fragment
+            out += [Case(form.format(old) + "#" + old_fragment, path, fragment) for form in FORMS]
+            continue
+        if old == "index":  # the site root
+            out += [Case("", path, fragment), Case("index.html", path, fragment)]
+            out += [pytest.param(Case(form.format(old), path, fragment), marks=pytest.mark.xfail(
+                strict=True, reason="perfdocs.redirects writes only / and /index.html for the old 'index' "
+                                    "page; /index, /index/, /index.md and /index.mdx are 404 (reported)"))
+                    for form in FORMS if form != "{}.html"]
+            continue
+        out += [Case(form.format(old), path, fragment) for form in FORMS]
+        out.append(Case(f"{old}.mdx#{LAST_H2}", path, LAST_H2))  # a fragment that was not remapped is kept
+    out += [Case(form.format("perf_train_gpu_one") + "#batch-size", "performance/train/gpu_one/", "batch-size")
+            for form in FORMS]
+    return out
+
+
+def case_id(case: Any) -> str:
+    case = case.values[0] if hasattr(case, "values") else case
+    return "/" + case.old
+
+
+@pytest.mark.parametrize("case", cases(), ids=case_id)
+def test_old_url_lands_on_its_page(context: Any, watch: Watch, site: Path, case: Case) -> None:
+    if case.fragment == LAST_H2:
+        ids = re.findall(r'<h2 id="([^"]+)"', (site / case.path / "index.html").read_text(encoding="utf-8"))
+        middle = ids[len(ids) // 2]
+        case = Case(case.old.replace(LAST_H2, middle), case.path, middle)
+    watch.superseded_navigations = True  # the stub's own load is cut short by its location.replace()
+    page = watch.attach(context.new_page())
+    landed: list[Any] = []
+    page.on("response", lambda r: r.request.is_navigation_request() and landed.append(r))
+    first = page.goto(case.old, wait_until="commit")
+    assert first is not None and first.status != 404, f"/{case.old} is not found"
+    # Without a fragment, the page is reached once its response commits; with one, wait for the
+    # layout and check where the reader ends up.
+    page.wait_for_url(lambda url: urlsplit(url).path == "/" + case.path, timeout=10_000,
+                      wait_until="load" if case.fragment else "commit")
+    assert urlsplit(page.url).path == "/" + case.path, page.url
+    assert urlsplit(page.url).fragment == case.fragment, page.url
+    final = [r for r in landed if urlsplit(r.url).path == "/" + case.path]
+    assert final and final[-1].status == 200, [(r.url, r.status) for r in landed]
+    if case.fragment:
+        settle(page)
+        assert_at_top(page, case.fragment)
+    assert watch.problems == [], "\n".join(watch.problems)
