@@ -30,8 +30,10 @@ from perfdocs.pipeline import render_source  # noqa: E402
 from perfdocs.theory import SnippetLibrary  # noqa: E402
 
 SCENARIOS = ["infer-cpu", "infer-gpu-one", "infer-gpu-many", "train-gpu-one", "train-gpu-many"]
-WORDS = ("memory throughput latency gradient optimizer activation precision kernel batch sequence tensor "
-         "pipeline shard offload bandwidth cache token compile fused attention").split()
+WORDS = (
+    "memory throughput latency gradient optimizer activation precision kernel batch sequence tensor "
+    "pipeline shard offload bandwidth cache token compile fused attention"
+).split()
 
 CONFIG = """site_name: bench
 docs_dir: docs
@@ -163,6 +165,8 @@ def generate(base: Path, n_pages: int, seed: int = 1234) -> tuple[Path, Path]:
         (project / "docs" / "performance" / "pages").mkdir(parents=True)
         (project / "examples").mkdir()
         (project / "examples" / "step.py").write_text("# START\nloss.backward()\noptimizer.step()\n# END\n")
+    for project in (mdx, plain):
+        (project / "docs" / "index.md").write_text("# Synthetic guide\n\nThe home page of the benchmark site.\n")
     (mdx / "hooks").symlink_to(ROOT / "hooks", target_is_directory=True)
     (mdx / "mkdocs.yml").write_text(CONFIG.format(hooks="hooks:\n  - hooks/perfdocs_hooks.py"))
     (plain / "mkdocs.yml").write_text(CONFIG.format(hooks=""))
@@ -186,9 +190,23 @@ def generate(base: Path, n_pages: int, seed: int = 1234) -> tuple[Path, Path]:
 def timed_build(project: Path) -> float:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "--strict", "-f",
-                             str(project / "mkdocs.yml"), "-d", str(project / "site")],
-                            capture_output=True, text=True, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "-q",
+            "--strict",
+            "-f",
+            str(project / "mkdocs.yml"),
+            "-d",
+            str(project / "site"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"build of {project.name} failed:\n{result.stderr[-3000:]}")

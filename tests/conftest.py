@@ -8,8 +8,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true",
-                     help="rewrite the expected golden files from the current output (review the diff!)")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite the expected golden files from the current output (review the diff!)",
+    )
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from perfdocs.cli import main
 
 from .sitetools import build, copy_project
@@ -25,37 +24,50 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     project = copy_project(tmp_path_factory.mktemp("broken") / "project")
     page = project / "docs/performance/infer/cpu.md"
     lines = page.read_text(encoding="utf-8").split("\n")
-    lines += ["", "Broken: [a page](../train/gpu_uno.md), [an anchor](gpu_one.md#no-such-section),",
-              "[same page](#nowhere) and ![an image](img/missing.png)."]
+    lines += [
+        "",
+        "Broken: [a page](../train/gpu_uno.md), [an anchor](gpu_one.md#no-such-section),",
+        "[same page](#nowhere) and ![an image](img/missing.png).",
+    ]
     page.write_text("\n".join(lines), encoding="utf-8")
     snippet = project / "docs/performance/_theory/batch_size.md"
-    snippet.write_text(snippet.read_text(encoding="utf-8") + "\nSee [gone](../scalability.md#not-there).\n",
-                       encoding="utf-8")
+    snippet.write_text(
+        snippet.read_text(encoding="utf-8") + "\nSee [gone](../scalability.md#not-there).\n", encoding="utf-8"
+    )
     site = project / "site"
     result = build(project, site, strict=False)
     assert result.returncode == 0, result.stderr
     return project, site
 
 
-def test_check_links_maps_problems_to_markdown_lines(built: tuple[Path, Path],
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_links_maps_problems_to_markdown_lines(
+    built: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     project, site = built
     cpu = project / "docs/performance/infer/cpu.md"
     n = len(cpu.read_text(encoding="utf-8").split("\n"))
-    snippet_line = len((project / "docs/performance/_theory/batch_size.md").read_text(encoding="utf-8")
-                       .rstrip("\n").split("\n"))
+    snippet_line = len(
+        (project / "docs/performance/_theory/batch_size.md").read_text(encoding="utf-8").rstrip("\n").split("\n")
+    )
     code = main(["--root", str(project), "check-links", str(site)])
     out = capsys.readouterr().out.splitlines()
     assert code == 2
-    assert (f"docs/performance/infer/cpu.md:{n - 1}:18: error: broken link '../train/gpu_uno.md': no page "
-            "performance/train/gpu_uno.md in the docs [missing-file] (did you mean 'performance/train/gpu_one.md'?)"
-            ) in out
-    assert (f"docs/performance/infer/cpu.md:{n - 1}:52: error: broken link 'gpu_one.md#no-such-section': no id "
-            "'no-such-section' in performance/infer/gpu_one/index.html [missing-fragment]") in out
-    assert (f"docs/performance/infer/cpu.md:{n}:13: error: broken link '#nowhere': no id 'nowhere' in "
-            "performance/infer/cpu/index.html [missing-fragment]") in out
-    assert (f"docs/performance/infer/cpu.md:{n}:39: error: broken link 'img/missing.png': no file "
-            "performance/infer/img/missing.png in the docs [missing-file]") in out
+    assert (
+        f"docs/performance/infer/cpu.md:{n - 1}:18: error: broken link '../train/gpu_uno.md': no page "
+        "performance/train/gpu_uno.md in the docs [missing-file] (did you mean 'performance/train/gpu_one.md'?)"
+    ) in out
+    assert (
+        f"docs/performance/infer/cpu.md:{n - 1}:52: error: broken link 'gpu_one.md#no-such-section': no id "
+        "'no-such-section' in performance/infer/gpu_one/index.html [missing-fragment]"
+    ) in out
+    assert (
+        f"docs/performance/infer/cpu.md:{n}:13: error: broken link '#nowhere': no id 'nowhere' in "
+        "performance/infer/cpu/index.html [missing-fragment]"
+    ) in out
+    assert (
+        f"docs/performance/infer/cpu.md:{n}:39: error: broken link 'img/missing.png': no file "
+        "performance/infer/img/missing.png in the docs [missing-file]"
+    ) in out
     snippet_hits = [line for line in out if line.startswith(f"docs/performance/_theory/batch_size.md:{snippet_line}:")]
     assert snippet_hits and all("no id 'not-there' in performance/scalability/index.html" in h for h in snippet_hits)
     included = [out[out.index(h) + 1] for h in snippet_hits]
@@ -87,8 +99,9 @@ def test_check_links_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "not a built site" in capsys.readouterr().err
 
 
-def test_check_redirects_demands_a_redirect_for_a_renamed_page(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_redirects_demands_a_redirect_for_a_renamed_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = copy_project(tmp_path / "repo")
     (repo / ".gitignore").write_text("site/\n")
     git(repo, "init", "-q", "-b", "main")
@@ -97,18 +110,26 @@ def test_check_redirects_demands_a_redirect_for_a_renamed_page(tmp_path: Path,
     git(repo, "mv", "docs/performance/infer/cpu.md", "docs/performance/infer/cpu_inference.md")
     for path in [repo / "mkdocs.yml", *(repo / "docs").rglob("*.md"), repo / "redirects.yml"]:
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("infer/cpu.md", "infer/cpu_inference.md").replace("(cpu.md", "(cpu_inference.md"),
-                        encoding="utf-8")
+        path.write_text(
+            text.replace("infer/cpu.md", "infer/cpu_inference.md").replace("(cpu.md", "(cpu_inference.md"),
+            encoding="utf-8",
+        )
     result = build(repo, repo / "site")
     assert result.returncode == 0, result.stderr
     assert main(["--root", str(repo), "check-redirects", "--base", "main", "--site", str(repo / "site")]) == 2
     out = capsys.readouterr().out
-    assert ("redirects.yml: error: /performance/infer/cpu/ existed at main (page docs/performance/infer/cpu.md) "
-            "and no longer resolves [missing-redirect]") in out
+    assert (
+        "redirects.yml: error: /performance/infer/cpu/ existed at main (page docs/performance/infer/cpu.md) "
+        "and no longer resolves [missing-redirect]"
+    ) in out
     assert "  performance/infer/cpu: performance/infer/cpu_inference.md" in out.splitlines()
     redirects = repo / "redirects.yml"
-    redirects.write_text(redirects.read_text(encoding="utf-8").replace(
-        "redirects:\n", "redirects:\n  performance/infer/cpu: performance/infer/cpu_inference.md\n"), encoding="utf-8")
+    redirects.write_text(
+        redirects.read_text(encoding="utf-8").replace(
+            "redirects:\n", "redirects:\n  performance/infer/cpu: performance/infer/cpu_inference.md\n"
+        ),
+        encoding="utf-8",
+    )
     assert build(repo, repo / "site").returncode == 0
     assert main(["--root", str(repo), "check-redirects", "--base", "main", "--site", str(repo / "site")]) == 0
 
@@ -120,8 +141,11 @@ def test_affected_follows_theory_includes(tmp_path: Path, capsys: pytest.Capture
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
     snippet = repo / "docs/performance/_theory/kv_cache_batching.md"
     snippet.write_text(snippet.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
-    users = sorted(p.relative_to(repo).as_posix() for p in (repo / "docs").rglob("*.md")
-                   if '<Theory name="kv_cache_batching"/>' in p.read_text(encoding="utf-8"))
+    users = sorted(
+        p.relative_to(repo).as_posix()
+        for p in (repo / "docs").rglob("*.md")
+        if '<Theory name="kv_cache_batching"/>' in p.read_text(encoding="utf-8")
+    )
     assert len(users) >= 2
     assert main(["--root", str(repo), "affected", "--base", "main"]) == 0
     assert capsys.readouterr().out.splitlines() == users
@@ -139,13 +163,17 @@ def tiny_site(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("toml, message", [
-    ("timout = 1", "unknown option 'timout' (did you mean 'timeout'?)"),
-    ("ignore = 'x'", "'ignore' must be a list of strings"),
-    ("retries = -1", "'retries' must be a non-negative int"),
-])
-def test_external_config_errors_are_usage_errors(tiny_site: Path, toml: str, message: str,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ("timout = 1", "unknown option 'timout' (did you mean 'timeout'?)"),
+        ("ignore = 'x'", "'ignore' must be a list of strings"),
+        ("retries = -1", "'retries' must be a non-negative int"),
+    ],
+)
+def test_external_config_errors_are_usage_errors(
+    tiny_site: Path, toml: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tiny_site / "pyproject.toml").write_text(f"[tool.perfdocs.check-links]\n{toml}\n")
     (tiny_site / "site/index.html").write_text('<a href="https://example.org/x">x</a>')
     assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site"), "--external"]) == 3
@@ -171,13 +199,16 @@ def test_external_links_checked_only_when_asked(tiny_site: Path, capsys: pytest.
         (tiny_site / "pyproject.toml").write_text("[tool.perfdocs.check-links]\ntimeout = 5.0\n")
         (tiny_site / "site/index.html").write_text(
             f'<p>\n<a href="http://127.0.0.1:{port}/ok">ok</a>\n<a href="http://127.0.0.1:{port}/gone#x">gone</a>\n'
-            '<a href="file:///etc/passwd">never requested</a>\n')
+            '<a href="file:///etc/passwd">never requested</a>\n'
+        )
         assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site")]) == 0
         capsys.readouterr()
         assert main(["--root", str(tiny_site), "check-links", str(tiny_site / "site"), "--external"]) == 2
         out = capsys.readouterr().out.splitlines()
-        assert out == [f"{tiny_site / 'site'}/index.html:3:1: error: external link 'http://127.0.0.1:{port}/gone': "
-                       "HTTP 404 [external-broken]"]
+        assert out == [
+            f"{tiny_site / 'site'}/index.html:3:1: error: external link 'http://127.0.0.1:{port}/gone': "
+            "HTTP 404 [external-broken]"
+        ]
         assert (tiny_site / ".cache/perfdocs/external.json").is_file()
     finally:
         server.shutdown()

@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from perfdocs.cli import main
 
 from .sitetools import copy_project
@@ -23,12 +22,14 @@ def test_lint_clean_project(project: Path, capsys: pytest.CaptureFixture[str]) -
 def test_lint_reports_located_errors_and_exit_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     page = project / "docs/performance/scalability.md"
     before = page.read_text(encoding="utf-8")
-    page.write_text(before + "\n<Theory name=\"no_such_snippet\"/>\n", encoding="utf-8")
+    page.write_text(before + '\n<Theory name="no_such_snippet"/>\n', encoding="utf-8")
     line = len(before.split("\n")) + 1
     assert main(["--root", str(project), "lint"]) == 2
     out, _ = capsys.readouterr()
-    assert out.splitlines() == [f"docs/performance/scalability.md:{line}:1: error: theory snippet 'no_such_snippet' "
-                                "not found in docs/performance/_theory [missing-snippet]"]
+    assert out.splitlines() == [
+        f"docs/performance/scalability.md:{line}:1: error: theory snippet 'no_such_snippet' "
+        "not found in docs/performance/_theory [missing-snippet]"
+    ]
 
 
 def test_render_prints_material_markdown(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,13 +54,19 @@ def test_redirects_command(project: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "/perf_train_gpu_one#fp16 -> performance/train/gpu_one.md#mixed-precision" in out.splitlines()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["lint", "nope.md"], "perfdocs: error: nope.md: no such file"),
-    (["--root", "/nonexistent-perfdocs", "lint"], "perfdocs: error: /nonexistent-perfdocs: not a perfdocs project "
-     "(needs mkdocs.yml and docs/)"),
-])
-def test_usage_errors_exit_3(project: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str],
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["lint", "nope.md"], "perfdocs: error: nope.md: no such file"),
+        (
+            ["--root", "/nonexistent-perfdocs", "lint"],
+            "perfdocs: error: /nonexistent-perfdocs: not a perfdocs project (needs mkdocs.yml and docs/)",
+        ),
+    ],
+)
+def test_usage_errors_exit_3(
+    project: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(project)
     assert main(argv) == 3
     assert capsys.readouterr().err.strip() == message

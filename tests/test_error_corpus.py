@@ -48,131 +48,220 @@ def nested(depth: int) -> dict[str, str]:
 CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
     "unclosed component": (
         {"docs/index.md": PAGE.format(body="<Tip>\nnever closed")},
-        ["docs/index.md:6:1: error: <Tip> opened here is never closed [unclosed-component] (add </Tip>)"]),
+        ["docs/index.md:6:1: error: <Tip> opened here is never closed [unclosed-component] (add </Tip>)"],
+    ),
     "mismatched component": (
         {"docs/index.md": PAGE.format(body='<hfoptions id="a">\n<hfoption id="x">\ntext\n</hfoptions>')},
-        ["docs/index.md:9:1: error: </hfoptions> closes <hfoptions> but <hfoption> opened at line 7 is still open "
-         "[mismatched-close] (add </hfoption> before it)"]),
+        [
+            "docs/index.md:9:1: error: </hfoptions> closes <hfoptions> but <hfoption> opened at line 7 is still open "
+            "[mismatched-close] (add </hfoption> before it)"
+        ],
+    ),
     "unknown component": (
         {"docs/index.md": PAGE.format(body="<Tipp>\nx\n</Tipp>")},
-        ["docs/index.md:6:1: error: unknown component <Tipp> [unknown-component] (did you mean 'Tip'?)"]),
+        ["docs/index.md:6:1: error: unknown component <Tipp> [unknown-component] (did you mean 'Tip'?)"],
+    ),
     "bad attribute value": (
         {"docs/index.md": PAGE.format(body="<Tip warning={yes}>\nx\n</Tip>")},
-        ["docs/index.md:6:1: error: attribute warning={yes} on <Tip> must be {true} or {false} [bad-attribute]"]),
+        ["docs/index.md:6:1: error: attribute warning={yes} on <Tip> must be {true} or {false} [bad-attribute]"],
+    ),
     "script injection through a Youtube id": (
         {"docs/index.md": PAGE.format(body="<Youtube id='\"><script>alert(1)</script>'/>")},
-        ["docs/index.md:6:1: error: <Youtube id=\"\"><script>alert(1)</script>\"> is not a YouTube video id "
-         "(11 characters of letters, digits, '-' and '_') [bad-attribute]"]),
+        [
+            'docs/index.md:6:1: error: <Youtube id=""><script>alert(1)</script>"> is not a YouTube video id '
+            "(11 characters of letters, digits, '-' and '_') [bad-attribute]"
+        ],
+    ),
     "event handler and javascript link": (
         {"docs/index.md": PAGE.format(body='<img src="x.png" onerror="alert(1)">\n\n[click](javascript:alert(1))')},
-        ["docs/index.md:6:18: error: event handler attribute 'onerror' is not allowed in pages [forbidden-html]",
-         "docs/index.md:8:9: error: link with the javascript: scheme is not allowed [unsafe-url] (link to a page, a "
-         "file in the repository or an https:// URL)"]),
+        [
+            "docs/index.md:6:18: error: event handler attribute 'onerror' is not allowed in pages [forbidden-html]",
+            "docs/index.md:8:9: error: link with the javascript: scheme is not allowed [unsafe-url] (link to a page, a "
+            "file in the repository or an https:// URL)",
+        ],
+    ),
     "missing theory snippet": (
-        {"docs/index.md": PAGE.format(body='## S\n\n<Theory name="batch_sise"/>'),
-         **dict([snippet("batch_size", "text")])},
-        ["docs/index.md:8:1: error: theory snippet 'batch_size' not found".replace("batch_size'", "batch_sise'")
-         + " in docs/performance/_theory [missing-snippet] (did you mean 'batch_size'?)"]),
+        {
+            "docs/index.md": PAGE.format(body='## S\n\n<Theory name="batch_sise"/>'),
+            **dict([snippet("batch_size", "text")]),
+        },
+        [
+            "docs/index.md:8:1: error: theory snippet 'batch_size' not found".replace("batch_size'", "batch_sise'")
+            + " in docs/performance/_theory [missing-snippet] (did you mean 'batch_size'?)"
+        ],
+    ),
     "theory include cycle": (
-        {"docs/index.md": PAGE.format(body='<Theory name="a"/>'), **dict([snippet("a", '<Theory name="b"/>'),
-                                                                           snippet("b", '<Theory name="a"/>')])},
-        ["docs/performance/_theory/b.md:6:1: error: include cycle: a -> b -> a [include-cycle]\n"
-         "    included from docs/performance/_theory/a.md:6\n    included from docs/index.md:6"]),
+        {
+            "docs/index.md": PAGE.format(body='<Theory name="a"/>'),
+            **dict([snippet("a", '<Theory name="b"/>'), snippet("b", '<Theory name="a"/>')]),
+        },
+        [
+            "docs/performance/_theory/b.md:6:1: error: include cycle: a -> b -> a [include-cycle]\n"
+            "    included from docs/performance/_theory/a.md:6\n    included from docs/index.md:6"
+        ],
+    ),
     "unknown scenario in <Only>": (
-        {"docs/index.md": PAGE.format(body='<Theory name="a"/>'),
-         **dict([snippet("a", '<Only scenario="train-gpu-uno">\nx\n</Only>')])},
-        ["docs/performance/_theory/a.md:6:1: error: unknown scenario 'train-gpu-uno' in <Only> [unknown-scenario] "
-         "(did you mean 'train-gpu-one'?)\n    included from docs/index.md:6"]),
+        {
+            "docs/index.md": PAGE.format(body='<Theory name="a"/>'),
+            **dict([snippet("a", '<Only scenario="train-gpu-uno">\nx\n</Only>')]),
+        },
+        [
+            "docs/performance/_theory/a.md:6:1: error: unknown scenario 'train-gpu-uno' in <Only> [unknown-scenario] "
+            "(did you mean 'train-gpu-one'?)\n    included from docs/index.md:6"
+        ],
+    ),
     "unknown scenario in front matter": (
         {"docs/index.md": "---\nscenario: training\n---\n# Page\n"},
-        ["docs/index.md:2:1: error: unknown scenario 'training' in front matter [unknown-scenario] (known: overview, "
-         "infer-cpu, infer-gpu-one, infer-gpu-many, train-gpu-one, train-gpu-many, scalability)"]),
+        [
+            "docs/index.md:2:1: error: unknown scenario 'training' in front matter [unknown-scenario] (known: overview, "
+            "infer-cpu, infer-gpu-one, infer-gpu-many, train-gpu-one, train-gpu-many, scalability)"
+        ],
+    ),
     "front matter is not YAML": (
         {"docs/index.md": "---\ntitle: [oops\n---\n# Page\n"},
-        ["docs/index.md:2:1: error: front matter is not valid YAML: expected ',' or ']', but got '<stream end>' "
-         "[bad-front-matter]"]),
+        [
+            "docs/index.md:2:1: error: front matter is not valid YAML: expected ',' or ']', but got '<stream end>' "
+            "[bad-front-matter]"
+        ],
+    ),
     "front matter with a wrong type": (
         {"docs/index.md": "---\nscenario: [a, b]\n---\n# Page\n"},
-        ["docs/index.md:2:1: error: front matter 'scenario' must be a string, got list [bad-front-matter]"]),
+        ["docs/index.md:2:1: error: front matter 'scenario' must be a string, got list [bad-front-matter]"],
+    ),
     "snippet front matter with wrong types": (
-        {"docs/index.md": PAGE.format(body='<Theory name="a"/>'),
-         "docs/performance/_theory/a.md": "---\ntitle: 3\nhelps: fast\nsummary: s\n---\nx\n"},
-        ["docs/performance/_theory/a.md:1:1: error: snippet front matter 'helps' must be a list drawn from speed, "
-         "memory, scale; got 'fast' [bad-front-matter]",
-         "docs/performance/_theory/a.md:1:1: error: snippet front matter needs 'title' (a string) [bad-front-matter]"]),
+        {
+            "docs/index.md": PAGE.format(body='<Theory name="a"/>'),
+            "docs/performance/_theory/a.md": "---\ntitle: 3\nhelps: fast\nsummary: s\n---\nx\n",
+        },
+        [
+            "docs/performance/_theory/a.md:1:1: error: snippet front matter 'helps' must be a list drawn from speed, "
+            "memory, scale; got 'fast' [bad-front-matter]",
+            "docs/performance/_theory/a.md:1:1: error: snippet front matter needs 'title' (a string) [bad-front-matter]",
+        ],
+    ),
     "literalinclude of a missing file": (
         {"docs/index.md": PAGE.format(body='<literalinclude>\n{"path": "../examples/nope.py"}\n</literalinclude>')},
-        ["docs/index.md:6:1: error: <literalinclude> file '../examples/nope.py' not found (looked for "
-         "examples/nope.py) [missing-file]"]),
+        [
+            "docs/index.md:6:1: error: <literalinclude> file '../examples/nope.py' not found (looked for "
+            "examples/nope.py) [missing-file]"
+        ],
+    ),
     "literalinclude with a missing marker": (
-        {"docs/index.md": PAGE.format(body='<literalinclude>\n{"path": "../examples/a.py", "start-after": "START x"}'
-                                           '\n</literalinclude>'), "examples/a.py": "print(1)\n"},
-        ["docs/index.md:6:1: error: <literalinclude> marker start-after='START x' not found in ../examples/a.py "
-         "[missing-marker]"]),
+        {
+            "docs/index.md": PAGE.format(
+                body='<literalinclude>\n{"path": "../examples/a.py", "start-after": "START x"}\n</literalinclude>'
+            ),
+            "examples/a.py": "print(1)\n",
+        },
+        [
+            "docs/index.md:6:1: error: <literalinclude> marker start-after='START x' not found in ../examples/a.py "
+            "[missing-marker]"
+        ],
+    ),
     "literalinclude outside the repository": (
         {"docs/index.md": PAGE.format(body='<literalinclude>\n{"path": "../../outside.py"}\n</literalinclude>')},
-        ["docs/index.md:6:1: error: <literalinclude> path '../../outside.py' points outside the repository "
-         "[path-outside-root]"]),
+        [
+            "docs/index.md:6:1: error: <literalinclude> path '../../outside.py' points outside the repository "
+            "[path-outside-root]"
+        ],
+    ),
     "duplicate ids from two snippets": (
-        {"docs/index.md": PAGE.format(body='## A\n\n<Theory name="a"/>\n\n## B\n\n<Theory name="b"/>'),
-         **dict([snippet("a", "### Setup[[setup]]\n\nx"), snippet("b", "### Setup[[setup]]\n\ny")])},
-        ["docs/performance/_theory/b.md:6:1: error: duplicate id 'setup' on this page (first at "
-         "docs/performance/_theory/a.md:6) [duplicate-id] (give one of them another id)\n"
-         "    included from docs/index.md:12"]),
+        {
+            "docs/index.md": PAGE.format(body='## A\n\n<Theory name="a"/>\n\n## B\n\n<Theory name="b"/>'),
+            **dict([snippet("a", "### Setup[[setup]]\n\nx"), snippet("b", "### Setup[[setup]]\n\ny")]),
+        },
+        [
+            "docs/performance/_theory/b.md:6:1: error: duplicate id 'setup' on this page (first at "
+            "docs/performance/_theory/a.md:6) [duplicate-id] (give one of them another id)\n"
+            "    included from docs/index.md:12"
+        ],
+    ),
     "page missing from the nav": (
         {"docs/index.md": PAGE.format(body="x"), "docs/orphan.md": "# Orphan\n"},
-        ["docs/orphan.md:1:1: error: page is not in the nav of mkdocs.yml [not-in-nav] (add it to nav: so readers "
-         "can find it)"]),
+        [
+            "docs/orphan.md:1:1: error: page is not in the nav of mkdocs.yml [not-in-nav] (add it to nav: so readers "
+            "can find it)"
+        ],
+    ),
     "non-UTF-8 page": (
         {"docs/index.md": PAGE.format(body="x"), "docs/latin1.md": b"# Caf\xe9\n"},
-        ["docs/latin1.md:1:1: error: page is not UTF-8 text (invalid continuation byte at byte 5) [bad-encoding] "
-         "(save the file as UTF-8)"]),
-    "empty page": (
-        {"docs/index.md": ""},
-        ["docs/index.md:1:1: error: page has no content [empty-page]"]),
+        [
+            "docs/latin1.md:1:1: error: page is not UTF-8 text (invalid continuation byte at byte 5) [bad-encoding] "
+            "(save the file as UTF-8)"
+        ],
+    ),
+    "empty page": ({"docs/index.md": ""}, ["docs/index.md:1:1: error: page has no content [empty-page]"]),
     "10 MB page": (
         {"docs/index.md": "# Big\n\n" + ("A sentence that repeats. " * 40 + "\n\n") * 10_000},
-        ["docs/index.md:1:1: error: page is 10.0 MB; pages are limited to 2 MB [page-too-large] (split it into "
-         "several pages)"]),
+        [
+            "docs/index.md:1:1: error: page is 10.0 MB; pages are limited to 2 MB [page-too-large] (split it into "
+            "several pages)"
+        ],
+    ),
     "snippets nested 50 deep": (
         {"docs/index.md": PAGE.format(body='<Theory name="n0"/>'), **nested(50)},
-        ["docs/performance/_theory/n9.md:6:1: error: snippets nested deeper than 10 levels [include-depth]"]),
+        ["docs/performance/_theory/n9.md:6:1: error: snippets nested deeper than 10 levels [include-depth]"],
+    ),
     "redirects.yml is not YAML": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: [b\n"},
-        ["redirects.yml:3:1: error: not valid YAML: expected ',' or ']', but got '<stream end>' [bad-redirects]"]),
+        ["redirects.yml:3:1: error: not valid YAML: expected ',' or ']', but got '<stream end>' [bad-redirects]"],
+    ),
     "redirect over a live page": (
-        {"docs/index.md": PAGE.format(body="x"), "docs/other.md": "# Other\n",
-         "redirects.yml": "redirects:\n  other: index.md\n"},
-        ["redirects.yml:2:1: error: 'other' is a live page; a redirect to index.md would shadow it "
-         "[redirect-shadows-page] (remove this entry or rename the page)"]),
+        {
+            "docs/index.md": PAGE.format(body="x"),
+            "docs/other.md": "# Other\n",
+            "redirects.yml": "redirects:\n  other: index.md\n",
+        },
+        [
+            "redirects.yml:2:1: error: 'other' is a live page; a redirect to index.md would shadow it "
+            "[redirect-shadows-page] (remove this entry or rename the page)"
+        ],
+    ),
     "redirect loop": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: b\n  b: a\n"},
-        ["redirects.yml:2:1: error: redirect loop: a -> b -> a [redirect-loop]"]),
+        ["redirects.yml:2:1: error: redirect loop: a -> b -> a [redirect-loop]"],
+    ),
     "redirect chain to a missing page": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: b\n  b: gone.md\n"},
-        ["redirects.yml:3:1: error: redirect target 'gone.md' is neither a page under docs/ nor another redirect "
-         "[missing-target] (did you mean 'index.md'?)"]),
+        [
+            "redirects.yml:3:1: error: redirect target 'gone.md' is neither a page under docs/ nor another redirect "
+            "[missing-target] (did you mean 'index.md'?)"
+        ],
+    ),
     "redirect to a missing anchor": (
         {"docs/index.md": PAGE.format(body="## Real section"), "redirects.yml": "redirects:\n  a: index.md#rea\n"},
-        ["redirects.yml:2:1: error: redirect target 'index.md#rea' has no id 'rea' [missing-anchor]"]),
+        ["redirects.yml:2:1: error: redirect target 'index.md#rea' has no id 'rea' [missing-anchor]"],
+    ),
     "redirect to javascript:": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: javascript:alert(1)\n"},
-        ["redirects.yml:2:1: error: redirect target 'javascript:alert(1)' uses the javascript: scheme; only https:// "
-         "URLs may leave the site [unsafe-target]"]),
+        [
+            "redirects.yml:2:1: error: redirect target 'javascript:alert(1)' uses the javascript: scheme; only https:// "
+            "URLs may leave the site [unsafe-target]"
+        ],
+    ),
     "redirect to data:": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: data:text/html,x\n"},
-        ["redirects.yml:2:1: error: redirect target 'data:text/html,x' uses the data: scheme; only https:// URLs may "
-         "leave the site [unsafe-target]"]),
+        [
+            "redirects.yml:2:1: error: redirect target 'data:text/html,x' uses the data: scheme; only https:// URLs may "
+            "leave the site [unsafe-target]"
+        ],
+    ),
     "redirect to an unlisted host": (
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: https://evil.example/\n"},
-        ["redirects.yml:2:1: error: redirect target 'https://evil.example/' leaves the site for evil.example, which "
-         "is not in allowed_external_hosts [unlisted-host]"]),
+        [
+            "redirects.yml:2:1: error: redirect target 'https://evil.example/' leaves the site for evil.example, which "
+            "is not in allowed_external_hosts [unlisted-host]"
+        ],
+    ),
 }
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "site" not in p.relative_to(root).parts}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "site" not in p.relative_to(root).parts
+    }
 
 
 def make_project(tmp: Path, files: dict[str, str | bytes]) -> Path:
@@ -209,17 +298,23 @@ def test_error_case(case: str, tmp_path: Path) -> None:
 
 
 def test_every_problem_is_reported_before_the_build_stops(tmp_path: Path) -> None:
-    project = make_project(tmp_path, {
-        "docs/index.md": PAGE.format(body="<Tipp>\nx\n</Tipp>\n\n<Tip warning={no}>\ny\n</Tip>"),
-        "docs/other.md": "# Other\n\n<Foo/>\n",
-        "redirects.yml": "redirects:\n  a: missing.md\n"})
+    project = make_project(
+        tmp_path,
+        {
+            "docs/index.md": PAGE.format(body="<Tipp>\nx\n</Tipp>\n\n<Tip warning={no}>\ny\n</Tip>"),
+            "docs/other.md": "# Other\n\n<Foo/>\n",
+            "redirects.yml": "redirects:\n  a: missing.md\n",
+        },
+    )
     (project / "mkdocs.yml").write_text(CONFIG.replace("  - index.md\n", "  - index.md\n  - other.md\n"))
     result = build(project, project / "site")
     output = result.stdout + result.stderr
-    for line in ["docs/index.md:6:1: error: unknown component <Tipp>",
-                 "docs/index.md:10:1: error: attribute warning={no} on <Tip> must be {true} or {false}",
-                 "docs/other.md:3:1: error: unknown component <Foo>",
-                 "redirects.yml:2:1: error: redirect target 'missing.md' is neither a page"]:
+    for line in [
+        "docs/index.md:6:1: error: unknown component <Tipp>",
+        "docs/index.md:10:1: error: attribute warning={no} on <Tip> must be {true} or {false}",
+        "docs/other.md:3:1: error: unknown component <Foo>",
+        "redirects.yml:2:1: error: redirect target 'missing.md' is neither a page",
+    ]:
         assert line in output
     assert "Aborted with 4 errors in strict mode!" in output
 
@@ -232,20 +327,26 @@ def test_symlinked_snippet_pointing_out_of_docs_is_refused(tmp_path: Path) -> No
     os.symlink(outside, project / "docs/performance/_theory/leak.md")
     result = build(project, project / "site")
     assert result.returncode != 0
-    assert ("ERROR   -  docs/performance/_theory/leak.md:1:1: error: snippet 'leak' resolves outside "
-            "docs/performance/_theory [path-outside-root]") in result.stderr
+    assert (
+        "ERROR   -  docs/performance/_theory/leak.md:1:1: error: snippet 'leak' resolves outside "
+        "docs/performance/_theory [path-outside-root]"
+    ) in result.stderr
     assert "secret text" not in (project / "site/index.html").read_text(encoding="utf-8")
 
 
 def test_symlinked_literalinclude_out_of_the_repository_is_refused(tmp_path: Path) -> None:
     outside = tmp_path / "secret.py"
     outside.write_text("TOKEN = 'x'\n")
-    project = make_project(tmp_path, {"docs/index.md": PAGE.format(
-        body='<literalinclude>\n{"path": "../examples/link.py"}\n</literalinclude>')})
+    project = make_project(
+        tmp_path,
+        {"docs/index.md": PAGE.format(body='<literalinclude>\n{"path": "../examples/link.py"}\n</literalinclude>')},
+    )
     (project / "examples").mkdir()
     os.symlink(outside, project / "examples/link.py")
     result = build(project, project / "site")
     assert result.returncode != 0
-    assert ("docs/index.md:6:1: error: <literalinclude> path '../examples/link.py' points outside the repository "
-            "[path-outside-root]") in result.stderr
+    assert (
+        "docs/index.md:6:1: error: <literalinclude> path '../examples/link.py' points outside the repository "
+        "[path-outside-root]"
+    ) in result.stderr
     assert "TOKEN" not in (project / "site/index.html").read_text(encoding="utf-8")

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from perfdocs.external import ExternalConfig, ExternalResult, check_external, parse_retry_after
 
 HANG_GUARD_S = 30  # not a performance limit: only stops a hanging check from hanging the suite
@@ -203,16 +202,24 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
 
 # --- answers -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, expected, requests", [
-    ("/ok", ("ok", 200, "HTTP 200"), [("HEAD", "/ok")]),
-    ("/missing", ("broken", 404, "HTTP 404"), [("HEAD", "/missing")]),
-    ("/error", ("broken", 500, "HTTP 500"), [("HEAD", "/error")]),
-    ("/head-405", ("ok", 200, "HTTP 200"), [("HEAD", "/head-405"), ("GET", "/head-405")]),
-    ("/head-403", ("ok", 200, "HTTP 200"), [("HEAD", "/head-403"), ("GET", "/head-403")]),
-    ("/head-501", ("ok", 200, "HTTP 200"), [("HEAD", "/head-501"), ("GET", "/head-501")]),
-])
-def test_answers(server: tuple[Site, Callable[[str], str]], path: str, expected: tuple[str, int, str],
-                 requests: list[tuple[str, str]]) -> None:
+
+@pytest.mark.parametrize(
+    "path, expected, requests",
+    [
+        ("/ok", ("ok", 200, "HTTP 200"), [("HEAD", "/ok")]),
+        ("/missing", ("broken", 404, "HTTP 404"), [("HEAD", "/missing")]),
+        ("/error", ("broken", 500, "HTTP 500"), [("HEAD", "/error")]),
+        ("/head-405", ("ok", 200, "HTTP 200"), [("HEAD", "/head-405"), ("GET", "/head-405")]),
+        ("/head-403", ("ok", 200, "HTTP 200"), [("HEAD", "/head-403"), ("GET", "/head-403")]),
+        ("/head-501", ("ok", 200, "HTTP 200"), [("HEAD", "/head-501"), ("GET", "/head-501")]),
+    ],
+)
+def test_answers(
+    server: tuple[Site, Callable[[str], str]],
+    path: str,
+    expected: tuple[str, int, str],
+    requests: list[tuple[str, str]],
+) -> None:
     site, url = server
     results = run([url(path)])
     assert {u: outcome(r) for u, r in results.items()} == {url(path): expected}
@@ -240,6 +247,7 @@ def test_connection_refused_is_retried_then_an_error() -> None:
 
 # --- rate limits -------------------------------------------------------------------------------------
 
+
 def test_429_with_retry_after_is_retried_and_ends_ok(server: tuple[Site, Callable[[str], str]]) -> None:
     site, url = server
     results = run([url("/flaky")], ExternalConfig(retries=2))
@@ -251,7 +259,10 @@ def test_retry_after_beyond_the_cap_gives_up_at_once(server: tuple[Site, Callabl
     site, url = server
     results = run([url("/limited")], ExternalConfig(retries=2, max_retry_after=30.0))
     assert outcome(results[url("/limited")]) == (
-        "rate-limited", 429, "HTTP 429: Retry-After 3600.0 s exceeds max_retry_after 30.0 s")
+        "rate-limited",
+        429,
+        "HTTP 429: Retry-After 3600.0 s exceeds max_retry_after 30.0 s",
+    )
     assert site.requests == [("HEAD", "/limited")]
 
 
@@ -262,29 +273,36 @@ def test_503_is_retried_with_backoff_then_broken(server: tuple[Site, Callable[[s
     assert site.requests == [("HEAD", "/unavailable")] * 2
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, None),
-    ("1", 1.0),
-    (" 120 ", 120.0),
-    ("0", 0.0),
-    ("-5", None),
-    ("1.5", None),
-    ("soon", None),
-    ("", None),
-    (formatdate(1_000_090, usegmt=True), 90.0),
-    (formatdate(999_000, usegmt=True), 0.0),  # a date in the past: retry now
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, None),
+        ("1", 1.0),
+        (" 120 ", 120.0),
+        ("0", 0.0),
+        ("-5", None),
+        ("1.5", None),
+        ("soon", None),
+        ("", None),
+        (formatdate(1_000_090, usegmt=True), 90.0),
+        (formatdate(999_000, usegmt=True), 0.0),  # a date in the past: retry now
+    ],
+)
 def test_parse_retry_after(value: str | None, expected: float | None) -> None:
     assert parse_retry_after(value, now=1_000_000.0) == expected
 
 
 # --- redirects ---------------------------------------------------------------------------------------
 
+
 def test_redirect_chain_is_followed(server: tuple[Site, Callable[[str], str]]) -> None:
     site, url = server
     results = run([url("/chain/a")])
     assert outcome(results[url("/chain/a")]) == (
-        "ok", 200, f"HTTP 200 (redirected: {url('/chain/a')} -> {url('/chain/b')} -> {url('/ok')})")
+        "ok",
+        200,
+        f"HTTP 200 (redirected: {url('/chain/a')} -> {url('/chain/b')} -> {url('/ok')})",
+    )
     assert site.requests == [("HEAD", "/chain/a"), ("HEAD", "/chain/b"), ("HEAD", "/ok")]
 
 
@@ -292,7 +310,10 @@ def test_redirect_loop(server: tuple[Site, Callable[[str], str]]) -> None:
     site, url = server
     results = run([url("/loop/a")])
     assert outcome(results[url("/loop/a")]) == (
-        "redirect-loop", 302, f"redirect loop: {url('/loop/a')} -> {url('/loop/b')} -> {url('/loop/a')}")
+        "redirect-loop",
+        302,
+        f"redirect loop: {url('/loop/a')} -> {url('/loop/b')} -> {url('/loop/a')}",
+    )
     assert site.requests == [("HEAD", "/loop/a"), ("HEAD", "/loop/b")]
 
 
@@ -308,7 +329,10 @@ def test_redirect_to_a_file_url_is_not_followed(server: tuple[Site, Callable[[st
     site, url = server
     results = run([url("/to-file")])
     assert outcome(results[url("/to-file")]) == (
-        "error", 302, "redirect to file:///etc/passwd not followed: unsupported scheme 'file'")
+        "error",
+        302,
+        "redirect to file:///etc/passwd not followed: unsupported scheme 'file'",
+    )
     assert site.requests == [("HEAD", "/to-file")]
 
 
@@ -316,11 +340,15 @@ def test_redirect_to_an_ignored_url_is_not_followed(server: tuple[Site, Callable
     site, url = server
     results = run([url("/chain/b")], ExternalConfig(ignore=("/ok$",), retries=0))
     assert outcome(results[url("/chain/b")]) == (
-        "ignored", 307, f"redirect to {url('/ok')} not followed: matches ignore pattern '/ok$'")
+        "ignored",
+        307,
+        f"redirect to {url('/ok')} not followed: matches ignore pattern '/ok$'",
+    )
     assert site.requests == [("HEAD", "/chain/b")]
 
 
 # --- bodies ------------------------------------------------------------------------------------------
+
 
 def test_an_endless_body_is_read_only_up_to_max_body_bytes(server: tuple[Site, Callable[[str], str]]) -> None:
     site, url = server
@@ -334,20 +362,25 @@ def test_an_endless_body_is_read_only_up_to_max_body_bytes(server: tuple[Site, C
 
 # --- what is never requested -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url, expected", [
-    ("file:///etc/passwd", ("unsupported-scheme", None, "unsupported scheme 'file'")),
-    ("ftp://ftp.example.org/pub", ("unsupported-scheme", None, "unsupported scheme 'ftp'")),
-    ("javascript:alert(1)", ("unsupported-scheme", None, "unsupported scheme 'javascript'")),
-    ("data:text/plain,hi", ("unsupported-scheme", None, "unsupported scheme 'data'")),
-    ("mailto:someone@example.org", ("unsupported-scheme", None, "unsupported scheme 'mailto'")),
-    ("MAILTO:someone@example.org", ("unsupported-scheme", None, "unsupported scheme 'mailto'")),
-    ("../page.md", ("unsupported-scheme", None, "not an absolute http(s) URL")),
-    ("//example.org/x", ("unsupported-scheme", None, "not an absolute http(s) URL")),
-    ("http:///path", ("error", None, "invalid URL: no host")),
-    ("http://example.org:http/", ("error", None, "invalid URL: Port could not be cast to integer value as 'http'")),
-])
-def test_urls_that_are_never_requested(no_network: list[tuple[str, int]], url: str,
-                                       expected: tuple[str, None, str]) -> None:
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("file:///etc/passwd", ("unsupported-scheme", None, "unsupported scheme 'file'")),
+        ("ftp://ftp.example.org/pub", ("unsupported-scheme", None, "unsupported scheme 'ftp'")),
+        ("javascript:alert(1)", ("unsupported-scheme", None, "unsupported scheme 'javascript'")),
+        ("data:text/plain,hi", ("unsupported-scheme", None, "unsupported scheme 'data'")),
+        ("mailto:someone@example.org", ("unsupported-scheme", None, "unsupported scheme 'mailto'")),
+        ("MAILTO:someone@example.org", ("unsupported-scheme", None, "unsupported scheme 'mailto'")),
+        ("../page.md", ("unsupported-scheme", None, "not an absolute http(s) URL")),
+        ("//example.org/x", ("unsupported-scheme", None, "not an absolute http(s) URL")),
+        ("http:///path", ("error", None, "invalid URL: no host")),
+        ("http://example.org:http/", ("error", None, "invalid URL: Port could not be cast to integer value as 'http'")),
+    ],
+)
+def test_urls_that_are_never_requested(
+    no_network: list[tuple[str, int]], url: str, expected: tuple[str, None, str]
+) -> None:
     results = run([url])
     assert {u: outcome(r) for u, r in results.items()} == {url: expected}
     assert no_network == []
@@ -364,8 +397,13 @@ def test_ignore_patterns(server: tuple[Site, Callable[[str], str]]) -> None:
 
 
 def test_allow_hosts_admits_the_host_and_its_subdomains_only(no_network: list[tuple[str, int]]) -> None:
-    urls = ["https://example.org/a", "https://docs.example.org/b", "https://badexample.org/c",
-            "https://example.org.evil.net/d", "http://127.0.0.1:9/e"]
+    urls = [
+        "https://example.org/a",
+        "https://docs.example.org/b",
+        "https://badexample.org/c",
+        "https://example.org.evil.net/d",
+        "http://127.0.0.1:9/e",
+    ]
     results = run(urls, ExternalConfig(allow_hosts=("Example.ORG",), retries=0))
     assert {u: outcome(r) for u, r in results.items()} == {
         "https://example.org/a": ("error", None, "connection refused"),
@@ -385,6 +423,7 @@ def test_allow_hosts_lets_the_local_server_through(server: tuple[Site, Callable[
 
 
 # --- the run -----------------------------------------------------------------------------------------
+
 
 def test_fragments_share_one_request_and_results_keep_input_order(server: tuple[Site, Callable[[str], str]]) -> None:
     site, url = server
@@ -420,20 +459,30 @@ def test_total_timeout_bounds_the_whole_run(server: tuple[Site, Callable[[str], 
     # Hang guard: without the total bound this run would take at least SLOW_S seconds.
     assert time.monotonic() - started < SLOW_S / 2
     assert {u: outcome(r) for u, r in results.items()} == {
-        u: ("timeout", None, "not finished within the total timeout of 1.0 s") for u in urls}
+        u: ("timeout", None, "not finished within the total timeout of 1.0 s") for u in urls
+    }
 
 
-@pytest.mark.parametrize("field_values, message", [
-    ({"concurrency": 0}, "invalid ExternalConfig: concurrency must be >= 1, got 0"),
-    ({"timeout": 0, "per_host": 0},
-     "invalid ExternalConfig: timeout must be > 0, got 0; per_host must be >= 1, got 0"),
-    ({"ignore": "^https://x/", "allow_hosts": "example.org"},
-     "invalid ExternalConfig: ignore must be a tuple of strings, got a string; "
-     "allow_hosts must be a tuple of strings, got a string"),
-    ({"ignore": ("(",)},
-     "invalid ExternalConfig: ignore pattern '(' is not a valid regex: "
-     "missing ), unterminated subpattern at position 0"),
-])
+@pytest.mark.parametrize(
+    "field_values, message",
+    [
+        ({"concurrency": 0}, "invalid ExternalConfig: concurrency must be >= 1, got 0"),
+        (
+            {"timeout": 0, "per_host": 0},
+            "invalid ExternalConfig: timeout must be > 0, got 0; per_host must be >= 1, got 0",
+        ),
+        (
+            {"ignore": "^https://x/", "allow_hosts": "example.org"},
+            "invalid ExternalConfig: ignore must be a tuple of strings, got a string; "
+            "allow_hosts must be a tuple of strings, got a string",
+        ),
+        (
+            {"ignore": ("(",)},
+            "invalid ExternalConfig: ignore pattern '(' is not a valid regex: "
+            "missing ), unterminated subpattern at position 0",
+        ),
+    ],
+)
 def test_invalid_config_is_reported_whole(field_values: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError) as caught:
         ExternalConfig(**field_values)
@@ -441,6 +490,7 @@ def test_invalid_config_is_reported_whole(field_values: dict[str, Any], message:
 
 
 # --- the cache ---------------------------------------------------------------------------------------
+
 
 def test_second_run_is_answered_from_the_cache(server: tuple[Site, Callable[[str], str]], tmp_path: Path) -> None:
     site, url = server
@@ -455,7 +505,9 @@ def test_second_run_is_answered_from_the_cache(server: tuple[Site, Callable[[str
     ]
     stored = json.loads(cache.read_text(encoding="utf-8"))
     assert {u: (e["status"], e["http_status"], e["message"]) for u, e in stored.items()} == {
-        url("/ok"): ("ok", 200, "HTTP 200"), url("/missing"): ("broken", 404, "HTTP 404")}
+        url("/ok"): ("ok", 200, "HTTP 200"),
+        url("/missing"): ("broken", 404, "HTTP 404"),
+    }
     assert all(isinstance(e["checked_at"], float) for e in stored.values())
     assert [p.name for p in cache.parent.iterdir()] == ["external.json"]  # no temporary file left
 
@@ -499,21 +551,27 @@ def test_cache_ttl_zero_neither_reads_nor_writes(server: tuple[Site, Callable[[s
     before = cache.read_text(encoding="utf-8")
     results = run([url("/ok"), url("/missing")], ExternalConfig(cache_ttl=0, retries=0), cache_path=cache)
     assert [(outcome(r), r.from_cache) for r in results.values()] == [
-        (("ok", 200, "HTTP 200"), False), (("broken", 404, "HTTP 404"), False)]
+        (("ok", 200, "HTTP 200"), False),
+        (("broken", 404, "HTTP 404"), False),
+    ]
     assert site.counts() == Counter({("HEAD", "/ok"): 1, ("HEAD", "/missing"): 1})
     assert cache.read_text(encoding="utf-8") == before
 
 
-@pytest.mark.parametrize("text", [
-    "{not json",
-    "[1, 2, 3]",
-    "\xff\xfe{}",  # not UTF-8
-    json.dumps({"URL": {"status": "timeout", "http_status": None, "message": "timed out", "checked_at": 1e18}}),
-    json.dumps({"URL": {"status": "ok", "http_status": "200", "message": "HTTP 200", "checked_at": 1e18}}),
-    json.dumps({"URL": "ok"}),
-])
-def test_a_corrupt_cache_is_treated_as_empty(server: tuple[Site, Callable[[str], str]], tmp_path: Path,
-                                             text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[1, 2, 3]",
+        "\xff\xfe{}",  # not UTF-8
+        json.dumps({"URL": {"status": "timeout", "http_status": None, "message": "timed out", "checked_at": 1e18}}),
+        json.dumps({"URL": {"status": "ok", "http_status": "200", "message": "HTTP 200", "checked_at": 1e18}}),
+        json.dumps({"URL": "ok"}),
+    ],
+)
+def test_a_corrupt_cache_is_treated_as_empty(
+    server: tuple[Site, Callable[[str], str]], tmp_path: Path, text: str
+) -> None:
     site, url = server
     cache = tmp_path / "external.json"
     cache.write_text(text.replace("URL", url("/ok")), encoding="latin-1")

@@ -9,15 +9,17 @@ import difflib
 from pathlib import Path
 
 import pytest
-
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary
 
 from .conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
-CASES = sorted(p for p in GOLDEN.rglob("*.md")
-               if "_theory" not in p.parts and "_files" not in p.parts and not p.name.endswith(".out.md"))
+CASES = sorted(
+    p
+    for p in GOLDEN.rglob("*.md")
+    if "_theory" not in p.parts and "_files" not in p.parts and not p.name.endswith(".out.md")
+)
 
 
 def _check(path: Path, actual: str, update: bool) -> None:
@@ -27,8 +29,11 @@ def _check(path: Path, actual: str, update: bool) -> None:
     assert path.exists(), f"{path.relative_to(ROOT)} missing: run pytest --update-golden and review it"
     expected = path.read_text(encoding="utf-8")
     if actual != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True),
-                                            str(path.relative_to(ROOT)), "actual"))
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), actual.splitlines(True), str(path.relative_to(ROOT)), "actual"
+            )
+        )
         pytest.fail(f"golden mismatch:\n{diff}")
 
 

@@ -14,15 +14,42 @@ import pytest
 from .conftest import ROOT
 
 DOCS = ROOT / "docs"
-FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-                      re.M | re.S)
+FENCE_RE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
+    re.M | re.S,
+)
 # Arguments of the Hugging Face example scripts (run_clm.py and friends) that are not TrainingArguments.
-SCRIPT_ARGS = {"model_name_or_path", "config_name", "tokenizer_name", "dataset_name", "dataset_config_name",
-               "train_file", "validation_file", "max_seq_length", "block_size", "max_train_samples",
-               "max_eval_samples", "preprocessing_num_workers", "overwrite_cache", "trust_remote_code",
-               "use_fast_tokenizer", "cache_dir", "model_revision", "torch_dtype", "dtype", "streaming",
-               "source_lang", "target_lang", "max_source_length", "max_target_length", "pad_to_max_length",
-               "text_column", "summary_column", "task_name", "low_cpu_mem_usage"}
+SCRIPT_ARGS = {
+    "model_name_or_path",
+    "config_name",
+    "tokenizer_name",
+    "dataset_name",
+    "dataset_config_name",
+    "train_file",
+    "validation_file",
+    "max_seq_length",
+    "block_size",
+    "max_train_samples",
+    "max_eval_samples",
+    "preprocessing_num_workers",
+    "overwrite_cache",
+    "trust_remote_code",
+    "use_fast_tokenizer",
+    "cache_dir",
+    "model_revision",
+    "torch_dtype",
+    "dtype",
+    "streaming",
+    "source_lang",
+    "target_lang",
+    "max_source_length",
+    "max_target_length",
+    "pad_to_max_length",
+    "text_column",
+    "summary_column",
+    "task_name",
+    "low_cpu_mem_usage",
+}
 LAUNCHERS = ("python", "python3", "torchrun", "accelerate", "deepspeed")
 
 
@@ -64,10 +91,15 @@ def test_training_arguments_keywords_exist() -> None:
     for where, _, code in PYTHON:
         for node in ast.walk(ast.parse(code)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in {
-                    "TrainingArguments", "Seq2SeqTrainingArguments"}:
+                "TrainingArguments",
+                "Seq2SeqTrainingArguments",
+            }:
                 calls += 1
-                unknown += [f"{where}: TrainingArguments({k.arg}=...)" for k in node.keywords
-                            if k.arg is not None and k.arg not in names]
+                unknown += [
+                    f"{where}: TrainingArguments({k.arg}=...)"
+                    for k in node.keywords
+                    if k.arg is not None and k.arg not in names
+                ]
     assert calls >= 5, "the guide should show TrainingArguments in its recipes"
     assert unknown == []
 
@@ -83,7 +115,7 @@ def script_flags(command: str) -> list[str]:
     script = next((i for i, w in enumerate(words) if w.endswith(".py")), None)
     if script is None:
         return []
-    return [w[2:].split("=", 1)[0] for w in words[script + 1:] if w.startswith("--")]
+    return [w[2:].split("=", 1)[0] for w in words[script + 1 :] if w.startswith("--")]
 
 
 def test_trainer_cli_flags_exist() -> None:
@@ -99,11 +131,16 @@ def test_trainer_cli_flags_exist() -> None:
     assert seen > 0, "no Trainer command line found in the guide"
 
 
-@pytest.mark.parametrize("command, flags", [
-    ("torchrun --nproc_per_node 8 run_clm.py --bf16 --per_device_train_batch_size=4", ["bf16",
-                                                                                        "per_device_train_batch_size"]),
-    ("accelerate launch --num_processes 2 train.py --output_dir out", ["output_dir"]),
-    ("pip install -U transformers --pre", []),
-])
+@pytest.mark.parametrize(
+    "command, flags",
+    [
+        (
+            "torchrun --nproc_per_node 8 run_clm.py --bf16 --per_device_train_batch_size=4",
+            ["bf16", "per_device_train_batch_size"],
+        ),
+        ("accelerate launch --num_processes 2 train.py --output_dir out", ["output_dir"]),
+        ("pip install -U transformers --pre", []),
+    ],
+)
 def test_script_flags_only_counts_the_script(command: str, flags: list[str]) -> None:
     assert script_flags(command) == flags

@@ -9,12 +9,16 @@ def snippet(name: str, title: str, helps: tuple[str, ...], summary: str) -> Snip
 
 
 def test_matrix_links_each_page_section_and_leaves_gaps_empty() -> None:
-    snippets = [snippet("zero", "ZeRO | FSDP", ("memory", "scale"), "Shard states."),
-                snippet("amp", "Mixed precision", ("speed",), "16-bit math.")]
+    snippets = [
+        snippet("zero", "ZeRO | FSDP", ("memory", "scale"), "Shard states."),
+        snippet("amp", "Mixed precision", ("speed",), "16-bit math."),
+    ]
     pages = {
         "performance/train/gpu_one.md": ("train-gpu-one", [Inclusion("amp", "mixed-precision", "Mixed precision", 0)]),
-        "performance/train/gpu_many.md": ("train-gpu-many", [Inclusion("zero", "zero", "ZeRO", 0),
-                                                             Inclusion("amp", None, None, 0)]),
+        "performance/train/gpu_many.md": (
+            "train-gpu-many",
+            [Inclusion("zero", "zero", "ZeRO", 0), Inclusion("amp", None, None, 0)],
+        ),
     }
     lines = technique_matrix(snippets, pages, "performance/index.md")
     assert lines == [

@@ -9,22 +9,69 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from perfdocs.diagnostics import SourceMap
 from perfdocs.dialect import convert
 from perfdocs.pipeline import duplicate_ids, render_body
 from perfdocs.text import code_line_mask
 from perfdocs.theory import SnippetLibrary
 
-SETTINGS = settings(max_examples=int(os.environ.get("PERFDOCS_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("PERFDOCS_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 WORDS = st.sampled_from(["memory", "speed", "batch", "GPU", "**bold**", "`x = 1`", "a [link](p.md)", "tensor", "-"])
-TOKENS = st.sampled_from([
-    "<Tip>", "</Tip>", "<Tip warning={true}>", "<Tip warning={yes}>", "<hfoptions id=\"a\">", "</hfoptions>",
-    "<hfoption id=\"A\">", "</hfoption>", "<frameworkcontent>", "</frameworkcontent>", "<pt>", "</pt>", "<tf>",
-    "<jax>", "<Youtube id=\"dQw4w9WgXcQ\"/>", "<Foo/>", "<literalinclude>", "</literalinclude>", "{\"path\": 1}",
-    "```", "~~~", "`", "> [!NOTE]", "> ", "## H[[id]]", "[[", "]]", "{#", "<!--", "-->", "<div>", "</div>",
-    "<script>", "\n", "\n\n", "    ", "text", "#", "<", ">", "/", "=", "\"", "{", "}", "é", "\t",
-])
+TOKENS = st.sampled_from(
+    [
+        "<Tip>",
+        "</Tip>",
+        "<Tip warning={true}>",
+        "<Tip warning={yes}>",
+        '<hfoptions id="a">',
+        "</hfoptions>",
+        '<hfoption id="A">',
+        "</hfoption>",
+        "<frameworkcontent>",
+        "</frameworkcontent>",
+        "<pt>",
+        "</pt>",
+        "<tf>",
+        "<jax>",
+        '<Youtube id="dQw4w9WgXcQ"/>',
+        "<Foo/>",
+        "<literalinclude>",
+        "</literalinclude>",
+        '{"path": 1}',
+        "```",
+        "~~~",
+        "`",
+        "> [!NOTE]",
+        "> ",
+        "## H[[id]]",
+        "[[",
+        "]]",
+        "{#",
+        "<!--",
+        "-->",
+        "<div>",
+        "</div>",
+        "<script>",
+        "\n",
+        "\n\n",
+        "    ",
+        "text",
+        "#",
+        "<",
+        ">",
+        "/",
+        "=",
+        '"',
+        "{",
+        "}",
+        "é",
+        "\t",
+    ]
+)
 
 
 def ident(text: str) -> SourceMap:
@@ -44,25 +91,42 @@ def test_arbitrary_text_never_raises_and_maps_every_line(text: str) -> None:
 # A grammar of valid dialect documents.
 def blocks(depth: int) -> st.SearchStrategy[list[str]]:
     paragraph = st.lists(WORDS, min_size=1, max_size=6).map(lambda ws: [" ".join(ws)])
-    code = st.lists(st.text(st.characters(blacklist_characters="`~\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-                                          , blacklist_categories=("Cs",)), max_size=20),
-                    min_size=1, max_size=4).map(lambda ls: ["```python", *ls, "```"])
+    code = st.lists(
+        st.text(
+            st.characters(
+                blacklist_characters="`~\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", blacklist_categories=("Cs",)
+            ),
+            max_size=20,
+        ),
+        min_size=1,
+        max_size=4,
+    ).map(lambda ls: ["```python", *ls, "```"])
     alert = st.tuples(st.sampled_from(["NOTE", "TIP", "WARNING", "IMPORTANT", "CAUTION"]), WORDS).map(
-        lambda t: [f"> [!{t[0]}]", f"> {t[1]}"])
+        lambda t: [f"> [!{t[0]}]", f"> {t[1]}"]
+    )
     leaf = st.one_of(paragraph, code, alert)
     if depth == 0:
         return st.lists(leaf, min_size=1, max_size=3).map(lambda bs: [line for b in bs for line in [*b, ""]])
     inner = blocks(depth - 1)
     tip = st.tuples(st.booleans(), inner).map(
-        lambda t: [f"<Tip warning={{{'true' if t[0] else 'false'}}}>", *t[1], "</Tip>"])
+        lambda t: [f"<Tip warning={{{'true' if t[0] else 'false'}}}>", *t[1], "</Tip>"]
+    )
     options = st.lists(inner, min_size=1, max_size=3).map(
-        lambda tabs: ["<hfoptions id=\"api\">", *[line for i, tab in enumerate(tabs)
-                                                   for line in [f"<hfoption id=\"Tab{i}\">", *tab, "</hfoption>"]],
-                      "</hfoptions>"])
+        lambda tabs: [
+            '<hfoptions id="api">',
+            *[line for i, tab in enumerate(tabs) for line in [f'<hfoption id="Tab{i}">', *tab, "</hfoption>"]],
+            "</hfoptions>",
+        ]
+    )
     frameworks = st.lists(st.sampled_from(["pt", "tf", "jax"]), min_size=1, max_size=3, unique=True).flatmap(
         lambda names: st.lists(inner, min_size=len(names), max_size=len(names)).map(
-            lambda bodies: ["<frameworkcontent>", *[line for n, body in zip(names, bodies)
-                                                    for line in [f"<{n}>", *body, f"</{n}>"]], "</frameworkcontent>"]))
+            lambda bodies: [
+                "<frameworkcontent>",
+                *[line for n, body in zip(names, bodies) for line in [f"<{n}>", *body, f"</{n}>"]],
+                "</frameworkcontent>",
+            ]
+        )
+    )
     block = st.one_of(leaf, tip, options, frameworks)
     return st.lists(block, min_size=1, max_size=3).map(lambda bs: [line for b in bs for line in [*b, ""]])
 
@@ -87,8 +151,11 @@ def test_code_comes_out_byte_for_byte(text: str) -> None:
     in_lines = text.split("\n")
     out_lines = result.text.split("\n")
     in_code = [line for line, code in zip(in_lines, code_line_mask(in_lines)) if code]
-    out_code = [(line, origin.line) for line, code, origin in zip(out_lines, code_line_mask(out_lines),
-                                                                  result.source_map.origins) if code]
+    out_code = [
+        (line, origin.line)
+        for line, code, origin in zip(out_lines, code_line_mask(out_lines), result.source_map.origins)
+        if code
+    ]
     assert len(out_code) == len(in_code)
     for line, origin in out_code:
         source = in_lines[origin - 1]
@@ -103,25 +170,43 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> SnippetLibrary:
     root = tmp_path_factory.mktemp("lib")
     theory = root / "docs/performance/_theory"
     theory.mkdir(parents=True)
-    for name, body in {"a": "### Why\n\nx\n\n### Cost[[a-cost]]\n\ny", "b": "### Why\n\n<Theory name=\"a\"/>",
-                       "c": "Plain text only."}.items():
+    for name, body in {
+        "a": "### Why\n\nx\n\n### Cost[[a-cost]]\n\ny",
+        "b": '### Why\n\n<Theory name="a"/>',
+        "c": "Plain text only.",
+    }.items():
         (theory / f"{name}.md").write_text(f"---\ntitle: {name}\nhelps: []\nsummary: s\n---\n{body}\n")
     return SnippetLibrary(theory, root)
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.sampled_from(["Setup", "Why", "Recipe", "A", "Memory"]),
-                          st.lists(st.sampled_from(["a", "b", "c"]), max_size=3)), min_size=1, max_size=6))
-def test_heading_ids_stay_unique_when_snippets_repeat(library: SnippetLibrary,
-                                                      sections: list[tuple[str, list[str]]]) -> None:
-    body = "\n\n".join(f"## {title} {i}\n\n" + "\n\n".join(f'<Theory name="{n}"/>' for n in names)
-                       for i, (title, names) in enumerate(sections))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Setup", "Why", "Recipe", "A", "Memory"]),
+            st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_heading_ids_stay_unique_when_snippets_repeat(
+    library: SnippetLibrary, sections: list[tuple[str, list[str]]]
+) -> None:
+    body = "\n\n".join(
+        f"## {title} {i}\n\n" + "\n\n".join(f'<Theory name="{n}"/>' for n in names)
+        for i, (title, names) in enumerate(sections)
+    )
     rendered = render_body(body, "docs/p.md", library, library.root, None)
     assert rendered.diagnostics == []
     assert duplicate_ids(rendered.text, rendered.source_map) == []
     explicit = re.findall(r"\{ #([^ }]+) \}", rendered.text)
     assert len(explicit) == len(set(explicit))
     files = {"docs/p.md": body.count("\n") + 1}
-    files.update({f"docs/performance/_theory/{n}.md": len(Path(library.directory / f"{n}.md").read_text().split("\n"))
-                  for n in "abc"})
+    files.update(
+        {
+            f"docs/performance/_theory/{n}.md": len(Path(library.directory / f"{n}.md").read_text().split("\n"))
+            for n in "abc"
+        }
+    )
     assert all(o.path in files and 1 <= o.line <= files[o.path] for o in rendered.source_map.origins)

@@ -49,8 +49,13 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     project = copy_project(tmp_path / "project")
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    proc = subprocess.Popen([tool("mkdocs"), "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen(
+        [tool("mkdocs"), "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     try:
         yield project, f"http://127.0.0.1:{port}/"
     finally:
@@ -77,8 +82,12 @@ def test_editing_redirects_yml_rebuilds_redirects(served: tuple[Path, str]) -> N
     project, base = served
     wait_for(base + "performance/", "</html>")
     redirects = project / "redirects.yml"
-    redirects.write_text(redirects.read_text(encoding="utf-8").replace(
-        "redirects:\n", "redirects:\n  brand_new_old_name: performance/scalability.md\n"), encoding="utf-8")
+    redirects.write_text(
+        redirects.read_text(encoding="utf-8").replace(
+            "redirects:\n", "redirects:\n  brand_new_old_name: performance/scalability.md\n"
+        ),
+        encoding="utf-8",
+    )
     page = wait_for(base + "brand_new_old_name/", "Moved:")
     assert "../performance/scalability/" in page
 
@@ -92,8 +101,10 @@ def test_a_broken_snippet_shows_the_error_in_the_page_and_recovers(served: tuple
     snippet.write_text(good + "\n<Tip warning={maybe}>\nbroken\n</Tip>\n", encoding="utf-8")
     line = len(good.split("\n")) + 1
     broken = wait_for(page, "Build error")
-    assert (f"docs/performance/_theory/gradient_accumulation.md:{line}:1</code>: attribute warning={{maybe}} on "
-            "&lt;Tip&gt; must be {true} or {false}") in broken
+    assert (
+        f"docs/performance/_theory/gradient_accumulation.md:{line}:1</code>: attribute warning={{maybe}} on "
+        "&lt;Tip&gt; must be {true} or {false}"
+    ) in broken
     snippet.write_text(good, encoding="utf-8")
     deadline = time.monotonic() + HANG_GUARD_S
     while time.monotonic() < deadline:

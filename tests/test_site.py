@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from perfdocs.redirects import normalise_old
 
 from .conftest import ROOT
@@ -15,14 +14,41 @@ from .sitetools import build, copy_project, visible_text
 
 pytestmark = pytest.mark.slow
 
-PAGES = ["performance/index.html", "performance/infer/index.html", "performance/infer/cpu/index.html",
-         "performance/infer/gpu_one/index.html", "performance/infer/gpu_many/index.html",
-         "performance/train/index.html", "performance/train/gpu_one/index.html",
-         "performance/train/gpu_many/index.html", "performance/scalability/index.html"]
-OLD_NAMES = ["performance", "perf_infer", "perf_infer_cpu", "perf_infer_gpu_one", "perf_infer_gpu_many",
-             "perf_train", "perf_train_gpu_one", "perf_train_gpu_many", "parallelism"]
-RAW_DIALECT = ["<Tip", "<Theory", "[[", "<hfoption", "<frameworkcontent", "<Only", "<Youtube", "<literalinclude",
-               "> [!NOTE]", "{ #", "{#"]
+PAGES = [
+    "performance/index.html",
+    "performance/infer/index.html",
+    "performance/infer/cpu/index.html",
+    "performance/infer/gpu_one/index.html",
+    "performance/infer/gpu_many/index.html",
+    "performance/train/index.html",
+    "performance/train/gpu_one/index.html",
+    "performance/train/gpu_many/index.html",
+    "performance/scalability/index.html",
+]
+OLD_NAMES = [
+    "performance",
+    "perf_infer",
+    "perf_infer_cpu",
+    "perf_infer_gpu_one",
+    "perf_infer_gpu_many",
+    "perf_train",
+    "perf_train_gpu_one",
+    "perf_train_gpu_many",
+    "parallelism",
+]
+RAW_DIALECT = [
+    "<Tip",
+    "<Theory",
+    "[[",
+    "<hfoption",
+    "<frameworkcontent",
+    "<Only",
+    "<Youtube",
+    "<literalinclude",
+    "> [!NOTE]",
+    "{ #",
+    "{#",
+]
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +146,14 @@ def test_strict_build_fails_with_located_errors(tmp_path: Path) -> None:
     site = tmp_path / "site"
     result = build(project, site)
     assert result.returncode != 0
-    assert (f"docs/performance/infer/cpu.md:{bad_line}:1: error: unknown component <Tipp> [unknown-component] "
-            "(did you mean 'Tip'?)") in result.stderr
-    assert (f"docs/performance/_theory/batch_size.md:{snippet_line}:1: error: attribute warning={{yes}} on <Tip> "
-            "must be {true} or {false} [bad-attribute]") in result.stderr
+    assert (
+        f"docs/performance/infer/cpu.md:{bad_line}:1: error: unknown component <Tipp> [unknown-component] "
+        "(did you mean 'Tip'?)"
+    ) in result.stderr
+    assert (
+        f"docs/performance/_theory/batch_size.md:{snippet_line}:1: error: attribute warning={{yes}} on <Tip> "
+        "must be {true} or {false} [bad-attribute]"
+    ) in result.stderr
     assert "included from docs/performance/" in result.stderr
     per_inclusion = result.stderr.count(f"batch_size.md:{snippet_line}:1: error")  # once per including page
     assert per_inclusion >= 2
@@ -134,10 +164,16 @@ def test_strict_build_fails_with_located_errors(tmp_path: Path) -> None:
 def test_redirect_over_live_page_fails_the_build(tmp_path: Path) -> None:
     project = copy_project(tmp_path / "project")
     redirects = project / "redirects.yml"
-    redirects.write_text(redirects.read_text(encoding="utf-8").replace(
-        "redirects:\n", "redirects:\n  performance/scalability: performance/index.md\n"), encoding="utf-8")
+    redirects.write_text(
+        redirects.read_text(encoding="utf-8").replace(
+            "redirects:\n", "redirects:\n  performance/scalability: performance/index.md\n"
+        ),
+        encoding="utf-8",
+    )
     result = build(project, tmp_path / "site")
     assert result.returncode != 0
-    assert ("redirects.yml:11:1: error: 'performance/scalability' is a live page; a redirect to "
-            "performance/index.md would shadow it [redirect-shadows-page]") in result.stderr
+    assert (
+        "redirects.yml:11:1: error: 'performance/scalability' is a live page; a redirect to "
+        "performance/index.md would shadow it [redirect-shadows-page]"
+    ) in result.stderr
     assert (tmp_path / "site/performance/scalability/index.html").read_text(encoding="utf-8").count("Moved:") == 0

@@ -1,28 +1,33 @@
 from __future__ import annotations
 
 import pytest
-
 from perfdocs.text import body_offset, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
 
 
-@pytest.mark.parametrize("heading, expected", [
-    ("Gradient checkpointing", "gradient-checkpointing"),
-    ("torch.compile", "torchcompile"),
-    ("ZeRO stages 1-3 & offload", "zero-stages-1-3-offload"),
-    ("`bf16` and **tf32**", "bf16-and-tf32"),
-    ("Data parallelism (DP vs DDP)", "data-parallelism-dp-vs-ddp"),
-    ("Café au lait", "cafe-au-lait"),
-])
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        ("Gradient checkpointing", "gradient-checkpointing"),
+        ("torch.compile", "torchcompile"),
+        ("ZeRO stages 1-3 & offload", "zero-stages-1-3-offload"),
+        ("`bf16` and **tf32**", "bf16-and-tf32"),
+        ("Data parallelism (DP vs DDP)", "data-parallelism-dp-vs-ddp"),
+        ("Café au lait", "cafe-au-lait"),
+    ],
+)
 def test_slugify_matches_python_markdown(heading: str, expected: str) -> None:
     assert slugify(heading) == expected
 
 
-@pytest.mark.parametrize("line, level, text, anchor", [
-    ("## Mixed precision", 2, "Mixed precision", "mixed-precision"),
-    ("### Title[[custom]]", 3, "Title", "custom"),
-    ("## Title { #kept }", 2, "Title", "kept"),
-    ("# Closed heading ##", 1, "Closed heading", "closed-heading"),
-])
+@pytest.mark.parametrize(
+    "line, level, text, anchor",
+    [
+        ("## Mixed precision", 2, "Mixed precision", "mixed-precision"),
+        ("### Title[[custom]]", 3, "Title", "custom"),
+        ("## Title { #kept }", 2, "Title", "kept"),
+        ("# Closed heading ##", 1, "Closed heading", "closed-heading"),
+    ],
+)
 def test_parse_heading(line: str, level: int, text: str, anchor: str) -> None:
     heading = parse_heading(line)
     assert heading is not None

@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary, expand
 
@@ -16,10 +15,15 @@ def write(path: Path, text: str) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     theory = tmp_path / "docs" / "performance" / "_theory"
-    write(theory / "alpha.md", "---\ntitle: Alpha\nhelps: [speed]\nsummary: a\n---\nLine one.\n\n## Why\n\n"
-          "<Tip warning={nope}>\nx\n</Tip>\n\n<Theory name=\"beta\"/>\n")
-    write(theory / "beta.md", "---\ntitle: Beta\nhelps: [memory]\nsummary: b\n---\n\nBeta line.\n"
-          "See [page](../train/gpu_one.md#recipe).\n")
+    write(
+        theory / "alpha.md",
+        "---\ntitle: Alpha\nhelps: [speed]\nsummary: a\n---\nLine one.\n\n## Why\n\n"
+        '<Tip warning={nope}>\nx\n</Tip>\n\n<Theory name="beta"/>\n',
+    )
+    write(
+        theory / "beta.md",
+        "---\ntitle: Beta\nhelps: [memory]\nsummary: b\n---\n\nBeta line.\nSee [page](../train/gpu_one.md#recipe).\n",
+    )
     return tmp_path
 
 
@@ -28,9 +32,10 @@ def library(root: Path) -> SnippetLibrary:
 
 
 def test_source_map_points_every_line_at_its_file_and_line(project: Path) -> None:
-    page = "---\nscenario: train-gpu-one\n---\n# T\n\n## Section\n\n<Theory name=\"alpha\"/>\nafter\n"
-    rendered = expand(page.split("---\n", 2)[2], "docs/performance/train/gpu_one.md", library(project),
-                      "train-gpu-one", first_line=4)
+    page = '---\nscenario: train-gpu-one\n---\n# T\n\n## Section\n\n<Theory name="alpha"/>\nafter\n'
+    rendered = expand(
+        page.split("---\n", 2)[2], "docs/performance/train/gpu_one.md", library(project), "train-gpu-one", first_line=4
+    )
     lines = rendered.text.split("\n")
     origin = dict(zip(lines, rendered.source_map.origins))
     alpha = "docs/performance/_theory/alpha.md"
@@ -45,7 +50,7 @@ def test_source_map_points_every_line_at_its_file_and_line(project: Path) -> Non
 
 
 def test_diagnostic_inside_snippet_names_snippet_line_and_chain(project: Path) -> None:
-    source = "---\nscenario: train-gpu-one\n---\n## S\n\n<Theory name=\"alpha\"/>\n"
+    source = '---\nscenario: train-gpu-one\n---\n## S\n\n<Theory name="alpha"/>\n'
     rendered = render_source(source, "docs/performance/train/gpu_one.md", library(project), project)
     assert [str(d) for d in rendered.diagnostics] == [
         "docs/performance/_theory/alpha.md:10:1: error: attribute warning={nope} on <Tip> must be {true} or "
@@ -54,38 +59,42 @@ def test_diagnostic_inside_snippet_names_snippet_line_and_chain(project: Path) -
 
 
 def test_heading_shift_and_ids(project: Path) -> None:
-    body = "## Outer\n\n<Theory name=\"alpha\"/>\n"
+    body = '## Outer\n\n<Theory name="alpha"/>\n'
     text = expand(body, "docs/performance/train/gpu_one.md", library(project), "train-gpu-one").text
     assert "### Why { #alpha-why }" in text
 
 
 def test_links_in_snippets_are_rewritten_for_the_including_page(project: Path) -> None:
     lib = library(project)
-    deep = expand("<Theory name=\"beta\"/>", "docs/performance/infer/cpu.md", lib, "infer-cpu").text
-    top = expand("<Theory name=\"beta\"/>", "docs/performance/scalability.md", lib, "scalability").text
+    deep = expand('<Theory name="beta"/>', "docs/performance/infer/cpu.md", lib, "infer-cpu").text
+    top = expand('<Theory name="beta"/>', "docs/performance/scalability.md", lib, "scalability").text
     assert "[page](../train/gpu_one.md#recipe)" in deep
     assert "[page](train/gpu_one.md#recipe)" in top
 
 
 def test_snippet_list_and_inclusions_are_reported(project: Path) -> None:
-    body = "## First\n\n<Theory name=\"beta\"/>\n\n## Second[[second]]\n\n<Theory name=\"alpha\"/>\n"
+    body = '## First\n\n<Theory name="beta"/>\n\n## Second[[second]]\n\n<Theory name="alpha"/>\n'
     result = expand(body, "docs/p.md", library(project), None)
     assert result.snippets_used == {"alpha", "beta"}
     assert [(i.name, i.section_id) for i in result.inclusions] == [
-        ("beta", "first"), ("alpha", "second"), ("beta", "alpha-why")]
+        ("beta", "first"),
+        ("alpha", "second"),
+        ("beta", "alpha-why"),
+    ]
 
 
 def test_snippet_not_utf8_is_reported(project: Path) -> None:
     (project / "docs" / "performance" / "_theory" / "latin.md").write_bytes(b"caf\xe9\n")
-    result = expand("<Theory name=\"latin\"/>", "docs/p.md", library(project), None)
+    result = expand('<Theory name="latin"/>', "docs/p.md", library(project), None)
     assert [str(d) for d in result.diagnostics] == [
         "docs/performance/_theory/latin.md:1:1: error: snippet is not UTF-8 text (invalid continuation byte at "
-        "byte 3) [bad-encoding]"]
+        "byte 3) [bad-encoding]"
+    ]
 
 
 def test_snippet_front_matter_types_are_checked(project: Path) -> None:
     write(project / "docs" / "performance" / "_theory" / "typed.md", "---\ntitle: 3\nhelps: speed\n---\nx\n")
-    result = expand("<Theory name=\"typed\"/>", "docs/p.md", library(project), None)
+    result = expand('<Theory name="typed"/>', "docs/p.md", library(project), None)
     messages = [d.message for d in result.diagnostics]
     assert "snippet front matter needs 'title' (a string)" in messages
     assert "snippet front matter needs 'summary' (a one-line string)" in messages
@@ -95,18 +104,25 @@ def test_snippet_front_matter_types_are_checked(project: Path) -> None:
 def test_deep_nesting_is_bounded(project: Path) -> None:
     theory = project / "docs" / "performance" / "_theory"
     for i in range(50):
-        write(theory / f"n{i}.md", f"---\ntitle: N\nhelps: []\nsummary: n\n---\n<Theory name=\"n{i + 1}\"/>\n")
+        write(theory / f"n{i}.md", f'---\ntitle: N\nhelps: []\nsummary: n\n---\n<Theory name="n{i + 1}"/>\n')
     write(theory / "n50.md", "---\ntitle: N\nhelps: []\nsummary: n\n---\nbottom\n")
-    result = expand("<Theory name=\"n0\"/>", "docs/p.md", library(project), None)
+    result = expand('<Theory name="n0"/>', "docs/p.md", library(project), None)
     assert [str(d).split("\n")[0] for d in result.diagnostics] == [
-        "docs/performance/_theory/n9.md:6:1: error: snippets nested deeper than 10 levels [include-depth]"]
+        "docs/performance/_theory/n9.md:6:1: error: snippets nested deeper than 10 levels [include-depth]"
+    ]
     assert len(result.diagnostics[0].location.included_from) == 10
     assert "bottom" not in result.text
 
 
 def test_edit_link_points_at_the_snippet_source(project: Path) -> None:
-    result = expand("## S\n\n<Theory name=\"beta\"/>\n", "docs/p.md", library(project), None,
-                    edit_url=lambda s: f"https://example.org/edit/main/{s.path}")
-    assert ('<p class="perfdocs-edit"><a href="https://example.org/edit/main/docs/performance/_theory/beta.md" '
-            'title="Edit the shared explanation in docs/performance/_theory/beta.md">Edit this explanation</a></p>'
-            ) in result.text.split("\n")
+    result = expand(
+        '## S\n\n<Theory name="beta"/>\n',
+        "docs/p.md",
+        library(project),
+        None,
+        edit_url=lambda s: f"https://example.org/edit/main/{s.path}",
+    )
+    assert (
+        '<p class="perfdocs-edit"><a href="https://example.org/edit/main/docs/performance/_theory/beta.md" '
+        'title="Edit the shared explanation in docs/performance/_theory/beta.md">Edit this explanation</a></p>'
+    ) in result.text.split("\n")

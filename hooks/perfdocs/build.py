@@ -16,6 +16,8 @@ from urllib.parse import urljoin
 
 from .diagnostics import Diagnostic, Location
 from .dialect import error_block
+from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, link_targets, markdown_links, to_diagnostics
+from .matrix import generated_components, scan_scenario_pages
 from .pipeline import page_problems, page_scenario, render_body
 from .redirects import (
     RedirectMap,
@@ -26,8 +28,6 @@ from .redirects import (
     url_forms,
 )
 from .text import body_offset, split_front_matter
-from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, link_targets, markdown_links, to_diagnostics
-from .matrix import generated_components, scan_scenario_pages
 from .theory import Inclusion, Snippet, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
@@ -86,8 +86,9 @@ class BuildState:
         self.docs_display = self.display(self.docs_dir)
         if config.repo_url and config.edit_uri is not None:
             edit_uri = config.edit_uri if config.edit_uri.endswith("/") else config.edit_uri + "/"
-            self.edit_base = urljoin(config.repo_url if config.repo_url.endswith("/") else config.repo_url + "/",
-                                     edit_uri)
+            self.edit_base = urljoin(
+                config.repo_url if config.repo_url.endswith("/") else config.repo_url + "/", edit_uri
+            )
         self.docs_dir = Path(config.docs_dir)
         self.library = SnippetLibrary(self.docs_dir / THEORY_SUBDIR, self.root)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
@@ -96,8 +97,10 @@ class BuildState:
         if missing:
             from mkdocs.exceptions import PluginError
 
-            raise PluginError(f"{self.display(config.config_file_path)}: perfdocs needs these markdown_extensions: "
-                              + ", ".join(missing))
+            raise PluginError(
+                f"{self.display(config.config_file_path)}: perfdocs needs these markdown_extensions: "
+                + ", ".join(missing)
+            )
 
     def files(self, files: Any) -> Any:
         for file in [f for f in files if f.src_uri.startswith(THEORY_SUBDIR + "/")]:
@@ -112,7 +115,8 @@ class BuildState:
             assert self.library is not None
             self.scenario_pages = scan_scenario_pages(
                 [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()],
-                self.library)
+                self.library,
+            )
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
         path = self.root / REDIRECTS_FILE
@@ -122,11 +126,17 @@ class BuildState:
             for old in self.redirects.pages:
                 clash = next((form for form in url_forms(old, old in self.redirects.live) if form in taken), None)
                 if clash:
-                    problems.append(Diagnostic(Location(self.display(path), self.redirects.lines.get(old, 1)),
-                                               f"redirect '{old}' would overwrite the site file {clash}",
-                                               "redirect-shadows-page"))
+                    problems.append(
+                        Diagnostic(
+                            Location(self.display(path), self.redirects.lines.get(old, 1)),
+                            f"redirect '{old}' would overwrite the site file {clash}",
+                            "redirect-shadows-page",
+                        )
+                    )
             self.report(problems)
-            targets = [*self.redirects.pages.values()] + [t for m in self.redirects.anchors.values() for t in m.values()]
+            targets = [*self.redirects.pages.values()] + [
+                t for m in self.redirects.anchors.values() for t in m.values()
+            ]
             self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
         return files
 
@@ -134,8 +144,12 @@ class BuildState:
         try:
             source = file.content_string
         except UnicodeDecodeError as exc:
-            return Diagnostic(Location(self.display(file.abs_src_path), 1), f"page is not UTF-8 text ({exc.reason} "
-                              f"at byte {exc.start})", "bad-encoding", hint="save the file as UTF-8")
+            return Diagnostic(
+                Location(self.display(file.abs_src_path), 1),
+                f"page is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                "bad-encoding",
+                hint="save the file as UTF-8",
+            )
         problems = page_problems(source, self.display(file.abs_src_path))
         return problems[0] if problems else None
 
@@ -144,9 +158,18 @@ class BuildState:
         if not config.nav:
             return
         in_nav = {page.file.src_uri for page in nav.pages}
-        self.report([Diagnostic(Location(self.display(f.abs_src_path), 1), "page is not in the nav of mkdocs.yml",
-                                "not-in-nav", hint="add it to nav: so readers can find it")
-                     for f in files.documentation_pages() if f.src_uri not in in_nav])
+        self.report(
+            [
+                Diagnostic(
+                    Location(self.display(f.abs_src_path), 1),
+                    "page is not in the nav of mkdocs.yml",
+                    "not-in-nav",
+                    hint="add it to nav: so readers can find it",
+                )
+                for f in files.documentation_pages()
+                if f.src_uri not in in_nav
+            ]
+        )
 
     def snippet_edit_url(self, snippet: Snippet) -> str | None:
         """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
@@ -160,11 +183,20 @@ class BuildState:
         display = self.display(page.file.abs_src_path)
         # MkDocs drops front matter it cannot parse without a word; parse again only then, to say why.
         front = split_front_matter(source) if source.startswith("---") and not page.meta else None
-        scenario, problems = page_scenario(source, page.meta, front.error if front else None,
-                                           front.error_line if front else 1, display)
-        rendered = render_body(markdown, display, self.library, self.root, scenario, body_offset(source, markdown),
-                               source, generated_components(markdown, self.library, self.scenario_pages,
-                                                            page.file.src_uri), self.snippet_edit_url)
+        scenario, problems = page_scenario(
+            source, page.meta, front.error if front else None, front.error_line if front else 1, display
+        )
+        rendered = render_body(
+            markdown,
+            display,
+            self.library,
+            self.root,
+            scenario,
+            body_offset(source, markdown),
+            source,
+            generated_components(markdown, self.library, self.scenario_pages, page.file.src_uri),
+            self.snippet_edit_url,
+        )
         self.report(problems + rendered.diagnostics)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
@@ -174,8 +206,9 @@ class BuildState:
         self.inclusions[page.file.src_uri] = rendered.inclusions
         dest = page.file.dest_uri
         self.link_map.sources[dest] = display
-        for target, link in link_targets(page.file.src_uri, dest, markdown_links(rendered.text, rendered.source_map),
-                                         self.dest_of, self.base):
+        for target, link in link_targets(
+            page.file.src_uri, dest, markdown_links(rendered.text, rendered.source_map), self.dest_of, self.base
+        ):
             self.link_map.add(dest, target, link)
         for name in rendered.snippets_used:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
@@ -194,13 +227,19 @@ class BuildState:
         for rel, content in files.items():
             dest = site / rel
             if dest.exists() and not _is_redirect_page(dest):
-                self.report([Diagnostic(Location(path, 1), f"refusing to overwrite {rel} in the built site",
-                                        "redirect-shadows-page")])
+                self.report(
+                    [
+                        Diagnostic(
+                            Location(path, 1), f"refusing to overwrite {rel} in the built site", "redirect-shadows-page"
+                        )
+                    ]
+                )
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(content, encoding="utf-8")
-        (site / "_redirects").write_text(netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base),
-                                         encoding="utf-8")
+        (site / "_redirects").write_text(
+            netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base), encoding="utf-8"
+        )
         log.debug("perfdocs: wrote %d redirect files", len(files))
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)

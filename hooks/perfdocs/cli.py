@@ -6,17 +6,20 @@ Exit codes: 0 clean, 1 unexpected internal error, 2 problems found in the docs, 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from . import history
+from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
+from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, to_diagnostics
 from .matrix import generated_components, scan_scenario_pages
 from .pipeline import Rendered, render_source, sort_key
@@ -50,8 +53,9 @@ def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
     try:
         return path.read_text(encoding="utf-8"), []
     except UnicodeDecodeError as exc:
-        return None, [Diagnostic(Location(shown, 1), f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                                 "bad-encoding")]
+        return None, [
+            Diagnostic(Location(shown, 1), f"not UTF-8 text ({exc.reason} at byte {exc.start})", "bad-encoding")
+        ]
 
 
 def _pages(docs: Path, paths: Sequence[str]) -> list[Path]:
@@ -88,11 +92,18 @@ class _Site:
         generated = {}
         if "<TechniqueMatrix" in source:
             if self._scenarios is None:
-                items = [(p.relative_to(self.docs).as_posix(), _display(p, self.root), s)
-                         for p in _pages(self.docs, []) for s in [self.read(p)[0]] if s is not None]
+                items = [
+                    (p.relative_to(self.docs).as_posix(), _display(p, self.root), s)
+                    for p in _pages(self.docs, [])
+                    for s in [self.read(p)[0]]
+                    if s is not None
+                ]
                 self._scenarios = scan_scenario_pages(items, self.library)
-            docs_path = path.resolve().relative_to(self.docs).as_posix() if path.resolve().is_relative_to(
-                self.docs) else path.name
+            docs_path = (
+                path.resolve().relative_to(self.docs).as_posix()
+                if path.resolve().is_relative_to(self.docs)
+                else path.name
+            )
             generated = generated_components(source, self.library, self._scenarios, docs_path)
         rendered = render_source(source, shown, self.library, self.root, generated)
         return rendered, problems + rendered.diagnostics
@@ -130,8 +141,9 @@ def cmd_redirects(args: argparse.Namespace) -> int:
     path = root / "redirects.yml"
     if not path.is_file():
         raise UsageError(f"{_display(path, root)}: not found")
-    pages = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
-             if THEORY_SUBDIR not in p.relative_to(docs).parents}
+    pages = {
+        p.relative_to(docs).as_posix() for p in docs.rglob("*.md") if THEORY_SUBDIR not in p.relative_to(docs).parents
+    }
     rmap, problems = load_redirects(path.read_text(encoding="utf-8"), _display(path, root), pages)
     for d in problems:
         print(d, file=sys.stderr)
@@ -198,34 +210,35 @@ def cmd_check_links(args: argparse.Namespace) -> int:
         config = _external_config(_link_config(root), root)
         cache = root / ".cache" / "perfdocs" / "external.json"
         try:
-            results = check_external(sorted(report.external), config, cache,
-                                     progress=_progress if sys.stderr.isatty() else None)
+            results = check_external(
+                sorted(report.external), config, cache, progress=_progress if sys.stderr.isatty() else None
+            )
         except (ValueError, OSError) as exc:
             raise UsageError(f"check-links --external: {exc}") from exc
         external_checked = len(results)
         problems += external_diagnostics(report, results, site, link_map, args.site.rstrip("/") or ".")
     elapsed = time.perf_counter() - started
     _emit(problems, args.format)
-    print(f"perfdocs check-links: {report.pages} pages, {report.links} links to {report.targets} targets"
-          + (f", {external_checked} external URLs" if args.external else "")
-          + f", {len(problems)} problems, {elapsed:.2f} s", file=sys.stderr)
+    print(
+        f"perfdocs check-links: {report.pages} pages, {report.links} links to {report.targets} targets"
+        + (f", {external_checked} external URLs" if args.external else "")
+        + f", {len(problems)} problems, {elapsed:.2f} s",
+        file=sys.stderr,
+    )
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def _external_config(section: dict, root: Path):  # -> ExternalConfig
+def _external_config(section: dict[str, Any], root: Path) -> ExternalConfig:
     """[tool.perfdocs.check-links] of pyproject.toml as an ExternalConfig; every mistake is a usage error."""
-    import dataclasses
-
-    from .external import ExternalConfig
-
     fields = {f.name: f for f in dataclasses.fields(ExternalConfig)}
-    values = {}
+    values: dict[str, Any] = {}
     where = f"{_display(root / 'pyproject.toml', root)} [tool.perfdocs.check-links]"
     for key, value in section.items():
         name = key.replace("-", "_")
         if name not in fields:
-            raise UsageError(f"{where}: unknown option '{key}'"
-                             + (f" ({hint})" if (hint := did_you_mean(name, fields)) else ""))
+            raise UsageError(
+                f"{where}: unknown option '{key}'" + (f" ({hint})" if (hint := did_you_mean(name, fields)) else "")
+            )
         default = fields[name].default
         if isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -245,17 +258,28 @@ def _progress(done: int, total: int) -> None:
 
 def _emit(problems: list[Diagnostic], fmt: str) -> None:
     if fmt == "json":
-        rows = [{"path": d.location.path, "line": d.location.line, "col": d.location.col, "level": d.level,
-                 "code": d.code, "message": d.message, "hint": d.hint,
-                 "included_from": [{"path": p, "line": n} for p, n in d.location.included_from]} for d in problems]
+        rows = [
+            {
+                "path": d.location.path,
+                "line": d.location.line,
+                "col": d.location.col,
+                "level": d.level,
+                "code": d.code,
+                "message": d.message,
+                "hint": d.hint,
+                "included_from": [{"path": p, "line": n} for p, n in d.location.included_from],
+            }
+            for d in problems
+        ]
         print(json.dumps({"problems": rows}, indent=2))
     elif fmt == "github":
         for d in problems:
             text = d.message + (f" ({d.hint})" if d.hint else "")
             text += "".join(f" [included from {p}:{n}]" for p, n in d.location.included_from)
             text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            print(f"::{d.level} file={d.location.path},line={d.location.line},col={d.location.col},"
-                  f"title={d.code}::{text}")
+            print(
+                f"::{d.level} file={d.location.path},line={d.location.line},col={d.location.col},title={d.code}::{text}"
+            )
     else:
         for d in problems:
             print(d)
@@ -278,8 +302,10 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
             data = yaml.safe_load(old_redirects) or {}
             old_keys = [str(k) for k in (data.get("redirects") or {})] if isinstance(data, dict) else []
         except yaml.YAMLError:
-            print(f"perfdocs: warning: redirects.yml at {args.base} is not valid YAML; its entries are not checked",
-                  file=sys.stderr)
+            print(
+                f"perfdocs: warning: redirects.yml at {args.base} is not valid YAML; its entries are not checked",
+                file=sys.stderr,
+            )
     files, dirs, _ = collect(site)
     resolver_files = files
 
@@ -287,22 +313,31 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
         path = url.rstrip("/")
         return (f"{path}/index.html" if path else "index.html") in resolver_files or f"{path}.html" in resolver_files
 
-    current_pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
-                           if history.is_page(p.relative_to(root).as_posix()))
+    current_pages = sorted(
+        p.relative_to(docs).as_posix() for p in docs.rglob("*.md") if history.is_page(p.relative_to(root).as_posix())
+    )
     missing = history.missing_urls(old_pages, old_keys, resolves, current_pages, renames)
     redirects_file = root / "redirects.yml"
-    relive = history.relive_problems(redirects_file.read_text(encoding="utf-8"), set(current_pages)) \
-        if redirects_file.is_file() else []
+    relive = (
+        history.relive_problems(redirects_file.read_text(encoding="utf-8"), set(current_pages))
+        if redirects_file.is_file()
+        else []
+    )
     for m in missing:
-        print(f"redirects.yml: error: /{m.url} existed at {args.base} ({m.origin}) and no longer resolves "
-              f"[missing-redirect]")
+        print(
+            f"redirects.yml: error: /{m.url} existed at {args.base} ({m.origin}) and no longer resolves "
+            f"[missing-redirect]"
+        )
     for line in relive:
         print(line)
     if missing:
         print("\nAdd these lines under 'redirects:' in redirects.yml:")
         print("\n".join(history.redirect_lines(missing)))
-    print(f"perfdocs check-redirects: {len(old_pages)} pages and {len(old_keys)} redirects at {args.base}, "
-          f"{len(missing)} missing, {len(relive)} shadowing", file=sys.stderr)
+    print(
+        f"perfdocs check-redirects: {len(old_pages)} pages and {len(old_keys)} redirects at {args.base}, "
+        f"{len(missing)} missing, {len(relive)} shadowing",
+        file=sys.stderr,
+    )
     return EXIT_PROBLEMS if missing or relive else EXIT_OK
 
 
@@ -325,7 +360,9 @@ def cmd_affected(args: argparse.Namespace) -> int:
         if not affected:
             print("No page's output changes.")
         for page, causes in sorted(affected.items()):
-            shown = ", ".join(f"`{c}`" for c in causes[:3]) + (f" and {len(causes) - 3} more" if len(causes) > 3 else "")
+            shown = ", ".join(f"`{c}`" for c in causes[:3]) + (
+                f" and {len(causes) - 3} more" if len(causes) > 3 else ""
+            )
             print(f"- `{page}` (via {shown})")
     else:
         for page in sorted(affected):

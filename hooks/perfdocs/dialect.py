@@ -27,7 +27,9 @@ TAG_RE = re.compile(
     r"""<(?P<close>/)?(?P<name>[A-Za-z][\w-]*)"""
     r"""(?P<attrs>(?:\s(?:[^<>"'{}/]|/(?!>)|"[^"]*"|'[^']*'|\{[^{}]*\})*)?)(?P<self>/)?>"""
 )
-ATTR_RE = re.compile(r"""\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}))?\s*""")
+ATTR_RE = re.compile(
+    r"""\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}))?\s*"""
+)
 ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
 QUOTE_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]?(?P<rest>.*)$")
 YOUTUBE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{11}$")
@@ -45,7 +47,10 @@ ALERTS = {
 COMPONENTS: dict[str, dict[str, str]] = {
     "Tip": {"warning": "bool"},
     "frameworkcontent": {},
-    "pt": {}, "tf": {}, "jax": {}, "flax": {},
+    "pt": {},
+    "tf": {},
+    "jax": {},
+    "flax": {},
     "hfoptions": {"id": "req"},
     "hfoption": {"id": "req"},
     "Youtube": {"id": "req", "title": "str"},
@@ -54,22 +59,31 @@ COMPONENTS: dict[str, dict[str, str]] = {
 }
 VOID = {"Youtube", "TechniqueMatrix"}
 GENERATED = {"TechniqueMatrix"}  # filled by the build from data no single page holds
-PARENTS = {"hfoption": "hfoptions", "pt": "frameworkcontent", "tf": "frameworkcontent",
-           "jax": "frameworkcontent", "flax": "frameworkcontent"}
+PARENTS = {
+    "hfoption": "hfoptions",
+    "pt": "frameworkcontent",
+    "tf": "frameworkcontent",
+    "jax": "frameworkcontent",
+    "flax": "frameworkcontent",
+}
 EXPANDED_EARLIER = {"Theory", "Only"}
 FORBIDDEN_HTML = {"script", "style", "iframe", "object", "embed", "form", "base", "meta"}
 EVENT_ATTR_RE = re.compile(r"""\s(on[a-z]+)\s*=""", re.I)
-URL_ATTR_RE = re.compile(r"""\s(?:href|src|action|formaction|xlink:href|poster)\s*=\s*["']?\s*([a-z][a-z0-9+.-]*):""", re.I)
+URL_ATTR_RE = re.compile(
+    r"""\s(?:href|src|action|formaction|xlink:href|poster)\s*=\s*["']?\s*([a-z][a-z0-9+.-]*):""", re.I
+)
 MD_LINK_SCHEME_RE = re.compile(r"\]\(\s*<?\s*([a-z][a-z0-9+.-]*):", re.I)
 UNSAFE_SCHEMES = {"javascript", "vbscript", "data", "file"}
-HTML_ELEMENTS = frozenset("""
+HTML_ELEMENTS = frozenset(
+    """
 a abbr address area article aside audio b bdi bdo blockquote br button canvas caption center cite code
 col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font
 footer form h1 h2 h3 h4 h5 h6 header hr i iframe img input ins kbd label legend li link main map mark
 meta meter nav noscript object ol optgroup option output p param picture pre progress q rp rt ruby s samp
 section select small source span strike strong sub summary sup svg path g circle rect line polyline polygon
 table tbody td template textarea tfoot th thead time tr track tt u ul var video wbr
-""".split())
+""".split()
+)
 LITERALINCLUDE_KEYS = {"path", "language", "start-after", "end-before", "dedent"}
 
 
@@ -105,8 +119,9 @@ def error_block(message: str, indent: str = "", title: str = "Build error") -> l
 
 
 class _Converter:
-    def __init__(self, lines: list[str], smap: SourceMap, root: Path | None,
-                 generated: dict[str, list[str]] | None = None):
+    def __init__(
+        self, lines: list[str], smap: SourceMap, root: Path | None, generated: dict[str, list[str]] | None = None
+    ):
         self.generated = generated or {}
         self.lines = lines
         self.smap = smap
@@ -149,8 +164,13 @@ class _Converter:
             self._parse_line(text, src, stack)
             i += 1
         for node in reversed(stack[1:]):
-            self.error(node.src, node.col, f"<{node.name}> opened here is never closed", "unclosed-component",
-                       f"add </{node.name}>")
+            self.error(
+                node.src,
+                node.col,
+                f"<{node.name}> opened here is never closed",
+                "unclosed-component",
+                f"add </{node.name}>",
+            )
         return root.children
 
     @staticmethod
@@ -172,8 +192,13 @@ class _Converter:
         kind = alert.group("kind").upper()
         src = lines[i][1]
         if kind not in ALERTS or alert.group("kind") != kind:
-            self.error(src, len(alert.group("indent")) + 1, f"unknown alert type [!{alert.group('kind')}]",
-                       "unknown-alert", did_you_mean(kind, ALERTS) or f"use one of {', '.join(ALERTS)}")
+            self.error(
+                src,
+                len(alert.group("indent")) + 1,
+                f"unknown alert type [!{alert.group('kind')}]",
+                "unknown-alert",
+                did_you_mean(kind, ALERTS) or f"use one of {', '.join(ALERTS)}",
+            )
         node = Node("#alert", {"kind": ("str", kind)}, src, 1, alert.group("indent"), closed=True)
         body: list[tuple[str, int]] = []
         j = i + 1
@@ -190,17 +215,30 @@ class _Converter:
     def _unsafe_urls(self, masked: str, src: int) -> None:
         for m in MD_LINK_SCHEME_RE.finditer(masked):
             if m.group(1).lower() in UNSAFE_SCHEMES:
-                self.error(src, m.start(1) + 1, f"link with the {m.group(1).lower()}: scheme is not allowed",
-                           "unsafe-url", "link to a page, a file in the repository or an https:// URL")
+                self.error(
+                    src,
+                    m.start(1) + 1,
+                    f"link with the {m.group(1).lower()}: scheme is not allowed",
+                    "unsafe-url",
+                    "link to a page, a file in the repository or an https:// URL",
+                )
 
     def _unsafe_html(self, tag: re.Match[str], src: int) -> None:
         for m in EVENT_ATTR_RE.finditer(tag.group(0)):
-            self.error(src, tag.start() + m.start(1) + 1, f"event handler attribute '{m.group(1)}' is not allowed "
-                       "in pages", "forbidden-html")
+            self.error(
+                src,
+                tag.start() + m.start(1) + 1,
+                f"event handler attribute '{m.group(1)}' is not allowed in pages",
+                "forbidden-html",
+            )
         for m in URL_ATTR_RE.finditer(tag.group(0)):
             if m.group(1).lower() in UNSAFE_SCHEMES:
-                self.error(src, tag.start() + m.start(1) + 1, f"URL with the {m.group(1).lower()}: scheme is not "
-                           "allowed", "unsafe-url")
+                self.error(
+                    src,
+                    tag.start() + m.start(1) + 1,
+                    f"URL with the {m.group(1).lower()}: scheme is not allowed",
+                    "unsafe-url",
+                )
 
     def _parse_line(self, text: str, src: int, stack: list[Node]) -> None:
         masked = mask_code_spans(text)
@@ -219,20 +257,20 @@ class _Converter:
                 continue
             if stack[-1].name == "literalinclude" and not (m.group("close") and name == "literalinclude"):
                 continue
-            pieces.append((text[pos:m.start()], None))
-            pieces.append((text[m.start():m.end()], m))
+            pieces.append((text[pos : m.start()], None))
+            pieces.append((text[m.start() : m.end()], m))
             pos = m.end()
         if not pieces:
             stack[-1].children.append(Text(text, src))
             return
         pieces.append((text[pos:], None))
         indent = text[: len(text) - len(text.lstrip())]
-        for piece, m in pieces:
-            if m is None:
+        for piece, tag in pieces:
+            if tag is None:
                 if piece.strip():
                     stack[-1].children.append(Text(piece if piece is pieces[0][0] else piece.strip(), src))
                 continue
-            self._tag(m, src, indent, stack)
+            self._tag(tag, src, indent, stack)
 
     def _tag(self, m: re.Match[str], src: int, indent: str, stack: list[Node]) -> None:
         name, col = m.group("name"), m.start() + 1
@@ -246,13 +284,23 @@ class _Converter:
                 self.reported_open[name.lower()] = self.reported_open.get(name.lower(), 0) + 1
             return
         if name in EXPANDED_EARLIER:
-            self.error(src, col, f"<{name}> must be expanded before the dialect conversion", "not-expanded",
-                       "run the page through perfdocs.pipeline.render_page")
+            self.error(
+                src,
+                col,
+                f"<{name}> must be expanded before the dialect conversion",
+                "not-expanded",
+                "run the page through perfdocs.pipeline.render_page",
+            )
             return
         if name not in COMPONENTS:
-            self.error(src, col, f"unknown component <{name}>", "unknown-component",
-                       did_you_mean(name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
-                       or "write it as inline code (`<...>`) if it is meant literally")
+            self.error(
+                src,
+                col,
+                f"unknown component <{name}>",
+                "unknown-component",
+                did_you_mean(name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
+                or "write it as inline code (`<...>`) if it is meant literally",
+            )
             stack[-1].children.append(Node("#error", {}, src, col, indent))
             if not m.group("self"):
                 self.reported_open[name] = self.reported_open.get(name, 0) + 1
@@ -276,14 +324,24 @@ class _Converter:
             return  # the opening tag was already reported; its close adds nothing
         open_names = [n.name for n in stack[1:]]
         if name not in open_names:
-            self.error(src, col, f"</{name}> closes nothing", "unmatched-close",
-                       f"innermost open component is <{stack[-1].name}>" if len(stack) > 1 else None)
+            self.error(
+                src,
+                col,
+                f"</{name}> closes nothing",
+                "unmatched-close",
+                f"innermost open component is <{stack[-1].name}>" if len(stack) > 1 else None,
+            )
             return
         while stack[-1].name != name:
             inner = stack.pop()
-            self.error(src, col, f"</{name}> closes <{name}> but <{inner.name}> opened at line "
-                       f"{self.location(inner.src).line} is still open", "mismatched-close",
-                       f"add </{inner.name}> before it")
+            self.error(
+                src,
+                col,
+                f"</{name}> closes <{name}> but <{inner.name}> opened at line "
+                f"{self.location(inner.src).line} is still open",
+                "mismatched-close",
+                f"add </{inner.name}> before it",
+            )
         stack.pop().closed = True
 
     def _attributes(self, name: str, raw: str, src: int, col: int) -> dict[str, tuple[str, str]]:
@@ -306,13 +364,19 @@ class _Converter:
             kind = spec.get(key)
             if kind is None:
                 allowed = ", ".join(spec) or "none"
-                self.error(src, col, f"unknown attribute '{key}' on <{name}>", "bad-attribute",
-                           did_you_mean(key, spec) or f"allowed: {allowed}")
+                self.error(
+                    src,
+                    col,
+                    f"unknown attribute '{key}' on <{name}>",
+                    "bad-attribute",
+                    did_you_mean(key, spec) or f"allowed: {allowed}",
+                )
                 continue
             if kind == "bool" and value not in (("expr", "true"), ("expr", "false")):
                 shown = "{" + value[1] + "}" if value[0] == "expr" else f'"{value[1]}"'
-                self.error(src, col, f"attribute {key}={shown} on <{name}> must be {{true}} or {{false}}",
-                           "bad-attribute")
+                self.error(
+                    src, col, f"attribute {key}={shown} on <{name}> must be {{true}} or {{false}}", "bad-attribute"
+                )
                 continue
             if kind in ("str", "req") and value[0] != "str":
                 self.error(src, col, f"attribute {key} on <{name}> must be a quoted string", "bad-attribute")
@@ -320,7 +384,7 @@ class _Converter:
             attrs[key] = value
         for key, kind in spec.items():
             if kind == "req" and (key not in attrs or not attrs[key][1].strip()):
-                self.error(src, col, f"<{name}> needs a non-empty {key}=\"...\" attribute", "missing-attribute")
+                self.error(src, col, f'<{name}> needs a non-empty {key}="..." attribute', "missing-attribute")
         return attrs
 
     # -- rendering ---------------------------------------------------------------------
@@ -360,8 +424,13 @@ class _Converter:
             return text
         anchor = m.group("id").strip()
         if not VALID_ID_RE.match(anchor):
-            self.error(src, m.start() + 1, f"invalid heading id [[{anchor}]]", "bad-heading-id",
-                       "ids start with a letter and use letters, digits, '-', '_', '.', ':'")
+            self.error(
+                src,
+                m.start() + 1,
+                f"invalid heading id [[{anchor}]]",
+                "bad-heading-id",
+                "ids start with a letter and use letters, digits, '-', '_', '.', ':'",
+            )
             return text[: m.start()].rstrip()
         return f"{text[: m.start()].rstrip()} {{ #{anchor} }}"
 
@@ -414,24 +483,37 @@ class _Converter:
         for child in group.children:
             if isinstance(child, Text):
                 if child.text.strip():
-                    self.error(child.src, 1, f"text directly inside <{group.name}> is outside every tab",
-                               "text-outside-tab", "move it into a tab or after the closing tag")
+                    self.error(
+                        child.src,
+                        1,
+                        f"text directly inside <{group.name}> is outside every tab",
+                        "text-outside-tab",
+                        "move it into a tab or after the closing tag",
+                    )
                 continue
             if child.name == "#error":
                 self._render_node(child, indent)
                 continue
             if (child_name and child.name != child_name) or (not child_name and child.name not in FRAMEWORK_LABELS):
                 allowed = f"<{child_name}>" if child_name else "<pt>, <tf>, <jax>, <flax>"
-                self.error(child.src, child.col, f"<{child.name}> inside <{group.name}>; only {allowed} may be here",
-                           "misplaced-component")
+                self.error(
+                    child.src,
+                    child.col,
+                    f"<{child.name}> inside <{group.name}>; only {allowed} may be here",
+                    "misplaced-component",
+                )
                 continue
             label = child.attrs.get("id", ("str", ""))[1] if child_name else FRAMEWORK_LABELS[child.name]
             if '"' in label:
                 self.error(child.src, child.col, f"tab label {label!r} cannot contain '\"'", "bad-attribute")
                 label = label.replace('"', "'")
             if label in seen:
-                self.error(child.src, child.col, f"tab '{label}' appears twice in this <{group.name}> "
-                           f"(first at line {seen[label]})", "duplicate-tab")
+                self.error(
+                    child.src,
+                    child.col,
+                    f"tab '{label}' appears twice in this <{group.name}> (first at line {seen[label]})",
+                    "duplicate-tab",
+                )
                 continue
             seen[label] = self.location(child.src).line
             self._render_block(f'==={"!" if first else ""} "{label}"', child, indent, child.children)
@@ -444,23 +526,34 @@ class _Converter:
             self.error(node.src, node.col, "<Youtube> takes no content", "bad-attribute")
         video = node.attrs.get("id", ("str", ""))[1]
         if video and not YOUTUBE_ID_RE.match(video):
-            self.error(node.src, node.col, f"<Youtube id=\"{video}\"> is not a YouTube video id (11 characters "
-                       "of letters, digits, '-' and '_')", "bad-attribute")
+            self.error(
+                node.src,
+                node.col,
+                f"<Youtube id=\"{video}\"> is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
+                "bad-attribute",
+            )
             return
         if not video:
             return
         title = html.escape(node.attrs.get("title", ("str", "YouTube video"))[1], quote=True)
         self.blank(node.src)
-        self.emit(f'{indent}<div class="perfdocs-video"><iframe src="https://www.youtube-nocookie.com/embed/{video}" '
-                  f'title="{title}" loading="lazy" referrerpolicy="strict-origin-when-cross-origin" '
-                  'allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe></div>', node.src)
+        self.emit(
+            f'{indent}<div class="perfdocs-video"><iframe src="https://www.youtube-nocookie.com/embed/{video}" '
+            f'title="{title}" loading="lazy" referrerpolicy="strict-origin-when-cross-origin" '
+            'allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe></div>',
+            node.src,
+        )
         self.emit("", node.src)
 
     def _render_generated(self, node: Node, indent: str) -> None:
         content = self.generated.get(node.name)
         if content is None:
-            self.error(node.src, node.col, f"<{node.name}/> is generated by the site build; it has no content here",
-                       "not-generated")
+            self.error(
+                node.src,
+                node.col,
+                f"<{node.name}/> is generated by the site build; it has no content here",
+                "not-generated",
+            )
             return
         self.blank(node.src)
         for line in content:
@@ -494,16 +587,21 @@ class _Converter:
             return None
         unknown = sorted(set(spec) - LITERALINCLUDE_KEYS)
         if unknown:
-            self.error(src, col, f"<literalinclude> has unknown key '{unknown[0]}'", "bad-literalinclude",
-                       did_you_mean(unknown[0], LITERALINCLUDE_KEYS) or f"allowed: {', '.join(sorted(LITERALINCLUDE_KEYS))}")
+            self.error(
+                src,
+                col,
+                f"<literalinclude> has unknown key '{unknown[0]}'",
+                "bad-literalinclude",
+                did_you_mean(unknown[0], LITERALINCLUDE_KEYS) or f"allowed: {', '.join(sorted(LITERALINCLUDE_KEYS))}",
+            )
             return None
         path = spec.get("path")
         dedent = spec.get("dedent", 0)
         if not isinstance(path, str) or not path:
-            self.error(src, col, "<literalinclude> needs a \"path\"", "bad-literalinclude")
+            self.error(src, col, '<literalinclude> needs a "path"', "bad-literalinclude")
             return None
         if not isinstance(dedent, int) or isinstance(dedent, bool) or dedent < 0:
-            self.error(src, col, "<literalinclude> \"dedent\" must be a non-negative integer", "bad-literalinclude")
+            self.error(src, col, '<literalinclude> "dedent" must be a non-negative integer', "bad-literalinclude")
             return None
         if self.root is None:
             self.error(src, col, "<literalinclude> needs a repository root", "bad-literalinclude")
@@ -520,8 +618,12 @@ class _Converter:
             self.error(src, col, f"<literalinclude> path {path!r} points outside the repository", "path-outside-root")
             return None
         if not resolved.is_file():
-            self.error(src, col, f"<literalinclude> file {path!r} not found (looked for "
-                       f"{resolved.relative_to(root).as_posix()})", "missing-file")
+            self.error(
+                src,
+                col,
+                f"<literalinclude> file {path!r} not found (looked for {resolved.relative_to(root).as_posix()})",
+                "missing-file",
+            )
             return None
         try:
             lines = resolved.read_text(encoding="utf-8").splitlines()
@@ -536,18 +638,19 @@ class _Converter:
             if not hits:
                 self.error(src, col, f"<literalinclude> marker {key}={marker!r} not found in {path}", "missing-marker")
                 return None
-            lines = lines[hits[0] + 1:] if key == "start-after" else lines[: hits[0]]
+            lines = lines[hits[0] + 1 :] if key == "start-after" else lines[: hits[0]]
         if dedent:
             lines = [line[dedent:] if not line[:dedent].strip() else line.lstrip() for line in lines]
         language = spec.get("language", "")
         if not isinstance(language, str) or not re.fullmatch(r"[\w+#.-]*", language):
-            self.error(src, col, "<literalinclude> \"language\" must be a plain language name", "bad-literalinclude")
+            self.error(src, col, '<literalinclude> "language" must be a plain language name', "bad-literalinclude")
             language = ""
         return "\n".join(lines), language
 
 
-def convert(text: str, source_map: SourceMap, root: Path | None = None,
-            generated: dict[str, list[str]] | None = None) -> Converted:
+def convert(
+    text: str, source_map: SourceMap, root: Path | None = None, generated: dict[str, list[str]] | None = None
+) -> Converted:
     """Converts the dialect in ``text`` (whose lines ``source_map`` locates) to Material Markdown.
 
     ``generated`` holds the lines of build-generated components such as ``<TechniqueMatrix/>``.

@@ -37,8 +37,17 @@ __all__ = [
     "parse_retry_after",
 ]
 
-STATUSES = ("ok", "broken", "timeout", "rate-limited", "redirect-loop", "too-many-redirects", "error", "ignored",
-            "unsupported-scheme")
+STATUSES = (
+    "ok",
+    "broken",
+    "timeout",
+    "rate-limited",
+    "redirect-loop",
+    "too-many-redirects",
+    "error",
+    "ignored",
+    "unsupported-scheme",
+)
 HTTP_SCHEMES = frozenset({"http", "https"})
 HEAD_REFUSED = frozenset({403, 405, 501})  # answers to HEAD that send us to GET
 RETRIED = frozenset({429, 503})
@@ -79,8 +88,11 @@ class ExternalConfig:
             ("total_timeout", self.total_timeout > 0, "> 0"),
         ]
         problems = [f"{name} must be {rule}, got {getattr(self, name)!r}" for name, valid, rule in rules if not valid]
-        problems += [f"{name} must be a tuple of strings, got a string" for name in ("ignore", "allow_hosts")
-                     if isinstance(getattr(self, name), str)]
+        problems += [
+            f"{name} must be a tuple of strings, got a string"
+            for name in ("ignore", "allow_hosts")
+            if isinstance(getattr(self, name), str)
+        ]
         for pattern in () if isinstance(self.ignore, str) else self.ignore:
             try:
                 re.compile(pattern)
@@ -126,8 +138,12 @@ class _Cancelled(Exception):
     """The run reached its total timeout: stop, whatever this worker was doing."""
 
 
-def check_external(urls: Iterable[str], config: ExternalConfig, cache_path: Path | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> dict[str, ExternalResult]:
+def check_external(
+    urls: Iterable[str],
+    config: ExternalConfig,
+    cache_path: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, ExternalResult]:
     """One result per distinct input URL, in input order.
 
     URLs that differ only in their fragment share one request. ``progress(done, total)`` is called on
@@ -191,8 +207,10 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
 
 # --- what is never requested -------------------------------------------------------------------------
 
-def _settled_without_request(url: str, ignore: tuple[re.Pattern[str], ...], allow_hosts: tuple[str, ...],
-                             cache: dict[str, _CacheEntry]) -> ExternalResult | None:
+
+def _settled_without_request(
+    url: str, ignore: tuple[re.Pattern[str], ...], allow_hosts: tuple[str, ...], cache: dict[str, _CacheEntry]
+) -> ExternalResult | None:
     """The result of ``url`` when it must not be requested or is answered by the cache, else None."""
     skip = _skip_reason(url, ignore, allow_hosts)
     if skip is not None:
@@ -213,8 +231,9 @@ def _skip_reason(url: str, ignore: tuple[re.Pattern[str], ...], allow_hosts: tup
         return _Outcome("error", None, f"invalid URL: {exc}")
     scheme = parts.scheme.lower()
     if scheme not in HTTP_SCHEMES:
-        return _Outcome("unsupported-scheme", None,
-                        f"unsupported scheme {scheme!r}" if scheme else "not an absolute http(s) URL")
+        return _Outcome(
+            "unsupported-scheme", None, f"unsupported scheme {scheme!r}" if scheme else "not an absolute http(s) URL"
+        )
     host = (parts.hostname or "").rstrip(".")
     if not host:
         return _Outcome("error", None, "invalid URL: no host")
@@ -230,8 +249,10 @@ def _host_allowed(host: str, allow_hosts: tuple[str, ...]) -> bool:
 
 # --- the run -----------------------------------------------------------------------------------------
 
-def _check_all(targets: list[str], config: ExternalConfig, deadline: float,
-               record: Callable[[str, _Outcome], None]) -> None:
+
+def _check_all(
+    targets: list[str], config: ExternalConfig, deadline: float, record: Callable[[str, _Outcome], None]
+) -> None:
     """Checks ``targets`` in a thread pool; the calling thread waits, runs the watchdog and records."""
     if not targets:
         return
@@ -347,8 +368,9 @@ class _Checker:
         skip = _skip_reason(target, self.ignore, self.config.allow_hosts)
         if skip is not None:
             status = "ignored" if skip.status == "ignored" else "error"
-            return _with_chain(_Outcome(status, reply.status, f"redirect to {target} not followed: {skip.message}"),
-                               chain)
+            return _with_chain(
+                _Outcome(status, reply.status, f"redirect to {target} not followed: {skip.message}"), chain
+            )
         hops, most = " -> ".join([*chain, target]), self.config.max_redirects
         if target in chain:
             return _Outcome("redirect-loop", reply.status, f"redirect loop: {hops}")
@@ -380,8 +402,12 @@ class _Checker:
                 return reply
             delay = parse_retry_after(reply.retry_after, time.time())
             if delay is not None and delay > config.max_retry_after:
-                return _Outcome("rate-limited", reply.status, f"HTTP {reply.status}: Retry-After {_seconds(delay)} s "
-                                f"exceeds max_retry_after {_seconds(config.max_retry_after)} s")
+                return _Outcome(
+                    "rate-limited",
+                    reply.status,
+                    f"HTTP {reply.status}: Retry-After {_seconds(delay)} s "
+                    f"exceeds max_retry_after {_seconds(config.max_retry_after)} s",
+                )
             if attempt > config.retries:
                 status = "rate-limited" if reply.status == 429 else "broken"
                 return _Outcome(status, reply.status, _after_attempts(f"HTTP {reply.status}", attempt))
@@ -516,6 +542,7 @@ def _describe(exc: BaseException) -> str:
 
 # --- the cache ---------------------------------------------------------------------------------------
 
+
 def _is_cacheable(outcome: _Outcome) -> bool:
     """Only "ok" and "broken" describe the target, and a 503 even after retries describes the moment."""
     return outcome.status in CACHED_STATUSES and outcome.http_status != 503
@@ -538,9 +565,13 @@ def _parse_entry(value: Any) -> _CacheEntry | None:
         return None
     status, http_status = value.get("status"), value.get("http_status")
     message, checked_at = value.get("message"), value.get("checked_at")
-    if (status not in CACHED_STATUSES or not isinstance(message, str)
-            or not (http_status is None or (isinstance(http_status, int) and not isinstance(http_status, bool)))
-            or not isinstance(checked_at, (int, float)) or isinstance(checked_at, bool)):
+    if (
+        status not in CACHED_STATUSES
+        or not isinstance(message, str)
+        or not (http_status is None or (isinstance(http_status, int) and not isinstance(http_status, bool)))
+        or not isinstance(checked_at, (int, float))
+        or isinstance(checked_at, bool)
+    ):
         return None
     return _CacheEntry(_Outcome(status, http_status, message), float(checked_at))
 
@@ -551,8 +582,15 @@ def _fresh_entries(entries: dict[str, _CacheEntry], now: float, ttl: float) -> d
 
 def _write_cache(path: Path, entries: dict[str, _CacheEntry]) -> None:
     """Writes the cache atomically: a temporary file in the same directory, then os.replace."""
-    data = {url: {"status": e.outcome.status, "http_status": e.outcome.http_status, "message": e.outcome.message,
-                  "checked_at": e.checked_at} for url, e in sorted(entries.items())}
+    data = {
+        url: {
+            "status": e.outcome.status,
+            "http_status": e.outcome.http_status,
+            "message": e.outcome.message,
+            "checked_at": e.checked_at,
+        }
+        for url, e in sorted(entries.items())
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -75,8 +75,13 @@ class MissingUrl:
     suggestion: str | None  # docs-relative .md path the old URL should redirect to
 
 
-def missing_urls(old_pages: Iterable[str], old_redirect_keys: Iterable[str], resolves: Callable[[str], bool],
-                 current_pages: Iterable[str], renames: Mapping[str, str]) -> list[MissingUrl]:
+def missing_urls(
+    old_pages: Iterable[str],
+    old_redirect_keys: Iterable[str],
+    resolves: Callable[[str], bool],
+    current_pages: Iterable[str],
+    renames: Mapping[str, str],
+) -> list[MissingUrl]:
     """Old URLs that no longer resolve, each with the best guess of where it should go."""
     current = sorted(current_pages)
     missing = []
@@ -84,8 +89,7 @@ def missing_urls(old_pages: Iterable[str], old_redirect_keys: Iterable[str], res
     for repo_path in old_pages:
         docs_path = repo_path.removeprefix(DOCS)
         renamed = renames.get(repo_path)
-        candidates.append((page_url(docs_path), f"page {repo_path}",
-                           renamed.removeprefix(DOCS) if renamed else None))
+        candidates.append((page_url(docs_path), f"page {repo_path}", renamed.removeprefix(DOCS) if renamed else None))
     for key in old_redirect_keys:
         old = normalise_old(key.partition("#")[0])
         candidates.append((old + "/" if old else "", "redirects.yml entry", None))
@@ -122,7 +126,9 @@ def relive_problems(redirects_text: str, pages: set[str]) -> list[str]:
     return [str(p) for p in problems if p.code == "redirect-shadows-page"]
 
 
-def affected_pages(changed: Iterable[str], pages: Iterable[str], snippets_of: Mapping[str, set[str]]) -> dict[str, list[str]]:
+def affected_pages(
+    changed: Iterable[str], pages: Iterable[str], snippets_of: Mapping[str, set[str]]
+) -> dict[str, list[str]]:
     """Pages (repo paths) whose output changes, each with the changed files that cause it.
 
     ``snippets_of`` maps each page to every snippet name it expands, nested ones included.

@@ -26,13 +26,18 @@ from urllib.parse import unquote, urlsplit
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .text import code_line_mask, mask_code_spans
 
-LINK_RE = re.compile(r"""<(?:a|img|link|script|iframe|source|area|audio|video|embed|track)\s[^<>]*?"""
-                     r"""(?<=\s)(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))()""", re.I)
+LINK_RE = re.compile(
+    r"""<(?:a|img|link|script|iframe|source|area|audio|video|embed|track)\s[^<>]*?"""
+    r"""(?<=\s)(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))()""",
+    re.I,
+)
 ID_RE = re.compile(r"""\s(?:id|name)\s*=\s*["']([^"']*)["']""")
 FAST_ID_RE = re.compile(r' id="([^"]*)"')
 FAST_NAME_RE = re.compile(r' name="([^"]*)"')
-FAST_LINK_RE = re.compile(r'<(?:a|img|link|script|iframe|source|area|audio|video|embed|track) [^>]*?(?<= )'
-                          r'(?:href|src)="([^"]*)"')
+FAST_LINK_RE = re.compile(
+    r"<(?:a|img|link|script|iframe|source|area|audio|video|embed|track) [^>]*?(?<= )"
+    r'(?:href|src)="([^"]*)"'
+)
 REFRESH_RE = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\d+\s*;\s*url=([^"']+)["']""", re.I)
 ANCHOR_MAP_RE = re.compile(r"var t=(\"(?:[^\"\\]|\\.)*\"),m=(\{.*?\}),h=")
 MAP_FILE = ".perfdocs/links.json"
@@ -90,9 +95,21 @@ class LinkMap:
         return sorted(p.split("docs/", 1)[-1] for p in self.sources.values())
 
     def to_json(self) -> str:
-        rows = [[page, path, frag, link.location.path, link.location.line, link.location.col,
-                 [list(x) for x in link.location.included_from], link.text, link.missing_page]
-                for (page, path, frag), links in sorted(self.entries.items()) for link in links]
+        rows = [
+            [
+                page,
+                path,
+                frag,
+                link.location.path,
+                link.location.line,
+                link.location.col,
+                [list(x) for x in link.location.included_from],
+                link.text,
+                link.missing_page,
+            ]
+            for (page, path, frag), links in sorted(self.entries.items())
+            for link in links
+        ]
         return json.dumps({"version": 1, "sources": self.sources, "links": rows}, separators=(",", ":"))
 
     @classmethod
@@ -129,12 +146,13 @@ def markdown_links(text: str, source_map: SourceMap) -> list[tuple[str, Location
         masked = mask_code_spans(line)
         for regex in (MD_LINK_RE, MD_REF_DEF_RE, MD_HTML_ATTR_RE):
             for m in regex.finditer(masked):
-                found.append((line[m.start(1):m.end(1)], source_map.at(i, m.start(1) + 1)))
+                found.append((line[m.start(1) : m.end(1)], source_map.at(i, m.start(1) + 1)))
     return found
 
 
-def link_targets(page_src: str, page_dest: str, links: Iterable[tuple[str, Location]],
-                 dest_of: Mapping[str, str], base: str = "/") -> list[tuple[Target, SourceLink]]:
+def link_targets(
+    page_src: str, page_dest: str, links: Iterable[tuple[str, Location]], dest_of: Mapping[str, str], base: str = "/"
+) -> list[tuple[Target, SourceLink]]:
     """Where the built HTML will point for each Markdown link (MkDocs' own .md rewriting)."""
     out = []
     for raw, loc in links:
@@ -174,7 +192,7 @@ def resolve_href(page: str, href: str, base: str = "/") -> Target | str | None:
     if path.startswith("/"):
         if not path.startswith(base) and path + "/" != base:
             return None
-        joined = path[len(base):]
+        joined = path[len(base) :]
     else:
         joined = posixpath.join(posixpath.dirname(page), path)
     trailing = joined.endswith("/") or path.endswith("/")
@@ -375,8 +393,15 @@ class _Checker:
                 problems.append(Problem(result[0], page, href, link_offset(text, href), result[1], result[2]))
         info = self.info.get(page)
         if info is not None and info.redirect is not None and self.file_for(info.redirect.path) is None:
-            problems.append(Problem("missing-file", page, info.redirect.path, 0,
-                                    f"redirect target {info.redirect.path or '/'} is not in the site"))
+            problems.append(
+                Problem(
+                    "missing-file",
+                    page,
+                    info.redirect.path,
+                    0,
+                    f"redirect target {info.redirect.path or '/'} is not in the site",
+                )
+            )
         return len(links), problems, external
 
 
@@ -395,8 +420,9 @@ def _info_of(rel: str) -> tuple[str, _PageInfo]:
     return rel, _PageInfo(page_ids(text), redirect, remaps)
 
 
-def _check_chunk(pages: list[str]) -> tuple[list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]],
-                                             set[Target]]:
+def _check_chunk(
+    pages: list[str],
+) -> tuple[list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]], set[Target]]:
     checker = _SHARED["checker"]
     assert isinstance(checker, _Checker)
     return [(page, *checker.check_page(page, _read(page))) for page in pages], set(checker.results)
@@ -404,7 +430,7 @@ def _check_chunk(pages: list[str]) -> tuple[list[tuple[str, int, list[Problem], 
 
 def _chunks(items: list[str], n: int) -> list[list[str]]:
     size = max(1, -(-len(items) // n))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _run(fn, items: list[str], jobs: int) -> list:  # type: ignore[no-untyped-def]
@@ -450,8 +476,9 @@ def html_line(site: Path, page: str, offset: int) -> int:
         return fh.read(offset).count("\n") + 1
 
 
-def to_diagnostics(report: Report, site: Path, link_map: LinkMap | None, site_label: str,
-                   base: str = "/") -> list[Diagnostic]:
+def to_diagnostics(
+    report: Report, site: Path, link_map: LinkMap | None, site_label: str, base: str = "/"
+) -> list[Diagnostic]:
     """Problems as located diagnostics: at the Markdown source when the link map knows it."""
     out: list[Diagnostic] = []
     for problem in report.problems:
@@ -465,7 +492,9 @@ def to_diagnostics(report: Report, site: Path, link_map: LinkMap | None, site_la
                 if src.missing_page:
                     kind = "page" if src.missing_page.endswith(".md") else "file"
                     shown = f"broken link '{src.text}': no {kind} {src.missing_page} in the docs"
-                    hint = did_you_mean(src.missing_page, link_map.sources_docs()) if kind == "page" else None
+                    hint = (
+                        did_you_mean(src.missing_page, link_map.sources_docs()) if link_map and kind == "page" else None
+                    )
                 else:
                     shown = f"broken link '{src.text}': {problem.message}"
                     hint = problem.hint
@@ -474,14 +503,18 @@ def to_diagnostics(report: Report, site: Path, link_map: LinkMap | None, site_la
         where = f"{site_label.rstrip('/')}/{problem.page}"
         source = link_map.sources.get(problem.page) if link_map else None
         hint = problem.hint if not source else "; ".join(filter(None, [problem.hint, f"page built from {source}"]))
-        out.append(Diagnostic(Location(where, html_line(site, problem.page, problem.offset)), message,
-                              problem.status, hint=hint))
+        out.append(
+            Diagnostic(
+                Location(where, html_line(site, problem.page, problem.offset)), message, problem.status, hint=hint
+            )
+        )
     unique = list(dict.fromkeys(out))
     return sorted(unique, key=lambda d: (d.location.path, d.location.line, d.location.col, d.message))
 
 
-def external_diagnostics(report: Report, results: Mapping[str, object], site: Path, link_map: LinkMap | None,
-                         site_label: str) -> list[Diagnostic]:
+def external_diagnostics(
+    report: Report, results: Mapping[str, object], site: Path, link_map: LinkMap | None, site_label: str
+) -> list[Diagnostic]:
     """Broken external URLs, located at every Markdown line (or HTML page) that links them."""
     out: list[Diagnostic] = []
     for url, uses in sorted(report.external.items()):
@@ -490,15 +523,36 @@ def external_diagnostics(report: Report, results: Mapping[str, object], site: Pa
         if status in ("ok", "ignored"):
             continue
         message = f"external link '{url}': {getattr(result, 'message', status)}"
-        for page, href, offset in uses:
+        for page, _href, offset in uses:
             sources = link_map.find(page, Target(url, "")) if link_map else []
             if sources:
                 out += [Diagnostic(s.location, message, f"external-{status}") for s in sources]
             else:
-                out.append(Diagnostic(Location(f"{site_label.rstrip('/')}/{page}", html_line(site, page, offset)),
-                                      message, f"external-{status}"))
+                out.append(
+                    Diagnostic(
+                        Location(f"{site_label.rstrip('/')}/{page}", html_line(site, page, offset)),
+                        message,
+                        f"external-{status}",
+                    )
+                )
     return sorted(dict.fromkeys(out), key=lambda d: (d.location.path, d.location.line, d.location.col))
 
 
-__all__ = ["external_diagnostics", "link_targets", "markdown_links", "LinkMap", "PageScan", "Problem", "Report", "SourceLink", "Target", "base_path", "check_site",
-           "collect", "resolve_href", "scan_html", "to_diagnostics", "MAP_FILE"]
+__all__ = [
+    "external_diagnostics",
+    "link_targets",
+    "markdown_links",
+    "LinkMap",
+    "PageScan",
+    "Problem",
+    "Report",
+    "SourceLink",
+    "Target",
+    "base_path",
+    "check_site",
+    "collect",
+    "resolve_href",
+    "scan_html",
+    "to_diagnostics",
+    "MAP_FILE",
+]

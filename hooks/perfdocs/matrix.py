@@ -19,8 +19,9 @@ SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
 HELPS_LABELS = {"speed": "speed", "memory": "memory", "scale": "scale"}
 
 
-def technique_matrix(snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]],
-                     from_page: str) -> list[str]:
+def technique_matrix(
+    snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]], from_page: str
+) -> list[str]:
     """A Markdown table (one row per snippet, a linked cell per scenario page that expands it),
     then a list of the snippets' one-line summaries.
 
@@ -44,7 +45,9 @@ def technique_matrix(snippets: Sequence[Snippet], pages: Mapping[str, tuple[str,
             cells.append(f'[✓]({href} "{escape(snippet.title)}: {name}")')
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines += [f"- **{snippet.title}**: {snippet.summary}" for snippet in sorted(snippets, key=lambda s: s.title.lower())]
+    lines += [
+        f"- **{snippet.title}**: {snippet.summary}" for snippet in sorted(snippets, key=lambda s: s.title.lower())
+    ]
     return lines
 
 
@@ -52,8 +55,9 @@ def escape(text: str) -> str:
     return text.replace("|", "\\|").replace('"', "&quot;").replace("\n", " ")
 
 
-def scan_scenario_pages(pages: Sequence[tuple[str, str, str]],
-                        library: SnippetLibrary) -> dict[str, tuple[str, list[Inclusion]]]:
+def scan_scenario_pages(
+    pages: Sequence[tuple[str, str, str]], library: SnippetLibrary
+) -> dict[str, tuple[str, list[Inclusion]]]:
     """Which snippets each scenario page expands, and under which heading.
 
     ``pages`` holds (docs-relative path, display path, source) for every page of the site.
@@ -71,8 +75,9 @@ def scan_scenario_pages(pages: Sequence[tuple[str, str, str]],
     return found
 
 
-def generated_components(text: str, library: SnippetLibrary, scenario_pages: Mapping[str, tuple[str, list[Inclusion]]],
-                         docs_path: str) -> dict[str, list[str]]:
+def generated_components(
+    text: str, library: SnippetLibrary, scenario_pages: Mapping[str, tuple[str, list[Inclusion]]], docs_path: str
+) -> dict[str, list[str]]:
     """Lines for the build-generated components that ``text`` uses."""
     if "<TechniqueMatrix" not in text:
         return {}

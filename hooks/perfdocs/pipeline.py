@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .dialect import convert
 from .diagnostics import Diagnostic, Location, SourceMap
+from .dialect import convert
 from .text import code_line_mask, front_matter_key_line, mask_code_spans, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -26,18 +26,25 @@ def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
     return (d.location.path, d.location.line, d.location.col, d.message)
 
 
-def render_body(body: str, page_path: str, library: SnippetLibrary, root: Path,
-                scenario: str | None, first_line: int = 1, source: str = "",
-                generated: dict[str, list[str]] | None = None,
-                edit_url: Callable[[Snippet], str | None] | None = None) -> Rendered:
+def render_body(
+    body: str,
+    page_path: str,
+    library: SnippetLibrary,
+    root: Path,
+    scenario: str | None,
+    first_line: int = 1,
+    source: str = "",
+    generated: dict[str, list[str]] | None = None,
+    edit_url: Callable[[Snippet], str | None] | None = None,
+) -> Rendered:
     """``body`` is the page without front matter; ``first_line`` its first line in ``source``."""
-    expansion = expand(body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"),
-                       edit_url)
+    expansion = expand(
+        body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"), edit_url
+    )
     converted = convert(expansion.text, expansion.source_map, root, generated)
     duplicates = duplicate_ids(converted.text, converted.source_map)
     diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates), key=sort_key)
-    return Rendered(converted.text, converted.source_map, diagnostics, expansion.inclusions,
-                    expansion.snippets_used)
+    return Rendered(converted.text, converted.source_map, diagnostics, expansion.inclusions, expansion.snippets_used)
 
 
 EXPLICIT_ID_RE = re.compile(r"""\{\s*#([^\s}]+)[^}]*\}\s*$|\sid\s*=\s*["']([^"']+)["']""")
@@ -57,8 +64,14 @@ def duplicate_ids(text: str, source_map: SourceMap) -> list[Diagnostic]:
             here = source_map.at(i)  # columns of converted text do not map back; the line does
             if anchor in seen:
                 first = seen[anchor]
-                problems.append(Diagnostic(here, f"duplicate id '{anchor}' on this page (first at {first.path}:"
-                                           f"{first.line})", "duplicate-id", hint="give one of them another id"))
+                problems.append(
+                    Diagnostic(
+                        here,
+                        f"duplicate id '{anchor}' on this page (first at {first.path}:{first.line})",
+                        "duplicate-id",
+                        hint="give one of them another id",
+                    )
+                )
             else:
                 seen[anchor] = here
     return problems
@@ -67,16 +80,23 @@ def duplicate_ids(text: str, source_map: SourceMap) -> list[Diagnostic]:
 def page_problems(source: str, page_path: str) -> list[Diagnostic]:
     """Problems with a page file as a whole, found before any conversion."""
     if len(source.encode("utf-8")) > MAX_PAGE_BYTES:
-        return [Diagnostic(Location(page_path, 1), f"page is {len(source.encode('utf-8')) / 1e6:.1f} MB; pages are "
-                           f"limited to {MAX_PAGE_BYTES / 1e6:.0f} MB", "page-too-large",
-                           hint="split it into several pages")]
+        return [
+            Diagnostic(
+                Location(page_path, 1),
+                f"page is {len(source.encode('utf-8')) / 1e6:.1f} MB; pages are "
+                f"limited to {MAX_PAGE_BYTES / 1e6:.0f} MB",
+                "page-too-large",
+                hint="split it into several pages",
+            )
+        ]
     if not split_front_matter(source).body.strip():
         return [Diagnostic(Location(page_path, 1), "page has no content", "empty-page")]
     return []
 
 
-def render_source(source: str, page_path: str, library: SnippetLibrary, root: Path,
-                  generated: dict[str, list[str]] | None = None) -> Rendered:
+def render_source(
+    source: str, page_path: str, library: SnippetLibrary, root: Path, generated: dict[str, list[str]] | None = None
+) -> Rendered:
     """A whole page file (front matter included), as the CLI and tests see it."""
     source = source.replace("\r\n", "\n")
     whole = page_problems(source, page_path)
@@ -89,16 +109,21 @@ def render_source(source: str, page_path: str, library: SnippetLibrary, root: Pa
     return rendered
 
 
-def page_scenario(source: str, meta: dict, error: str | None, error_line: int,
-                  page_path: str) -> tuple[str | None, list[Diagnostic]]:
+def page_scenario(
+    source: str, meta: dict, error: str | None, error_line: int, page_path: str
+) -> tuple[str | None, list[Diagnostic]]:
     """The page's ``scenario`` front matter value, and the problems with its front matter."""
     problems: list[Diagnostic] = []
     if error:
         problems.append(Diagnostic(Location(page_path, error_line), error, "bad-front-matter"))
     scenario = meta.get("scenario")
     if scenario is not None and not isinstance(scenario, str):
-        problems.append(Diagnostic(Location(page_path, front_matter_key_line(source, "scenario")),
-                                   f"front matter 'scenario' must be a string, got {type(scenario).__name__}",
-                                   "bad-front-matter"))
+        problems.append(
+            Diagnostic(
+                Location(page_path, front_matter_key_line(source, "scenario")),
+                f"front matter 'scenario' must be a string, got {type(scenario).__name__}",
+                "bad-front-matter",
+            )
+        )
         scenario = None
     return scenario, problems

@@ -94,8 +94,12 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
     hosts: set[str] = set()
     for key, value in root.value:
         if key.value not in TOP_KEYS:
-            error(_node_line(key), f"unknown key '{key.value}'", "bad-redirects",
-                  did_you_mean(key.value, TOP_KEYS) or f"allowed: {', '.join(sorted(TOP_KEYS))}")
+            error(
+                _node_line(key),
+                f"unknown key '{key.value}'",
+                "bad-redirects",
+                did_you_mean(key.value, TOP_KEYS) or f"allowed: {', '.join(sorted(TOP_KEYS))}",
+            )
         elif key.value == "redirects":
             if isinstance(value, yaml.MappingNode):
                 rules_node = value
@@ -130,7 +134,7 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
 
     rmap = RedirectMap(lines={k: line for k, (_, line) in raw.items()})
     live_urls = {normalise_old(p) for p in pages}
-    for rule, (target, line) in raw.items():
+    for rule, (_target, line) in raw.items():
         old = rule.partition("#")[0]
         if "#" in rule and old not in raw:
             error(line, f"anchor redirect '{rule}' needs a redirect for '{old}' itself", "bad-redirects")
@@ -143,8 +147,12 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
             continue
         if old in live_urls:
             if resolved.page is None or normalise_old(resolved.page) != old:
-                error(line, f"'{old}' is a live page; a redirect to {resolved.describe()} would shadow it",
-                      "redirect-shadows-page", "remove this entry or rename the page")
+                error(
+                    line,
+                    f"'{old}' is a live page; a redirect to {resolved.describe()} would shadow it",
+                    "redirect-shadows-page",
+                    "remove this entry or rename the page",
+                )
                 continue
             rmap.live.add(old)
         rmap.pages[old] = resolved
@@ -154,8 +162,9 @@ def load_redirects(text: str, path: str, pages: set[str]) -> tuple[RedirectMap, 
     return rmap, list(dict.fromkeys(problems))  # a chain shares its root cause's diagnostic
 
 
-def _resolve(rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hosts: set[str],
-             error: Callable[..., None]) -> Target | None:
+def _resolve(
+    rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hosts: set[str], error: Callable[..., None]
+) -> Target | None:
     """Follows ``rule`` through other entries to a live page or allowed URL (one hop in the output)."""
     seen = [rule]
     target, line = raw[rule]
@@ -164,8 +173,8 @@ def _resolve(rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hos
         scheme = urlsplit(target).scheme.lower()
         if scheme:
             return _external(target, scheme, hosts, raw[rule][1], error)
-        path, _, anchor = target.partition("#")
-        anchor = anchor or carried_anchor
+        path, _, written_anchor = target.partition("#")
+        anchor = written_anchor or carried_anchor
         page = _page_for(path, pages)
         if page:
             return Target(page=page, anchor=anchor or None)
@@ -173,11 +182,15 @@ def _resolve(rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hos
         nxt = f"{old}#{anchor}" if anchor and f"{old}#{anchor}" in raw else old
         if nxt not in raw:
             suggestion = did_you_mean(path, sorted(pages) + [k for k in raw if "#" not in k])
-            error(raw[seen[-1]][1], f"redirect target '{target}' is neither a page under docs/ nor another redirect",
-                  "missing-target", suggestion)
+            error(
+                raw[seen[-1]][1],
+                f"redirect target '{target}' is neither a page under docs/ nor another redirect",
+                "missing-target",
+                suggestion,
+            )
             return None
         if nxt in seen:
-            cycle = seen[seen.index(nxt):]
+            cycle = seen[seen.index(nxt) :]
             start = cycle.index(min(cycle, key=lambda k: raw[k][1]))
             cycle = cycle[start:] + cycle[:start]
             error(raw[cycle[0]][1], f"redirect loop: {' -> '.join([*cycle, cycle[0]])}", "redirect-loop")
@@ -196,13 +209,19 @@ def _page_for(path: str, pages: set[str]) -> str | None:
 
 def _external(target: str, scheme: str, hosts: set[str], line: int, error: Callable[..., None]) -> Target | None:
     if scheme != "https":
-        error(line, f"redirect target '{target}' uses the {scheme}: scheme; only https:// URLs may leave the site",
-              "unsafe-target")
+        error(
+            line,
+            f"redirect target '{target}' uses the {scheme}: scheme; only https:// URLs may leave the site",
+            "unsafe-target",
+        )
         return None
     host = (urlsplit(target).hostname or "").lower()
     if host not in hosts:
-        error(line, f"redirect target '{target}' leaves the site for {host}, which is not in "
-              "allowed_external_hosts", "unlisted-host")
+        error(
+            line,
+            f"redirect target '{target}' leaves the site for {host}, which is not in allowed_external_hosts",
+            "unlisted-host",
+        )
         return None
     return Target(url=target)
 
@@ -214,10 +233,14 @@ def missing_anchor_problems(rmap: RedirectMap, ids: Mapping[str, set[str]], path
         for frag, target in targets.items():
             if target.page and target.anchor and target.anchor not in ids.get(target.page, set()):
                 rule = f"{old}#{frag}" if frag else old
-                problems.append(Diagnostic(Location(path, rmap.lines.get(rule, 1)),
-                                           f"redirect target '{target.describe()}' has no id '{target.anchor}'",
-                                           "missing-anchor",
-                                           hint=did_you_mean(target.anchor, ids.get(target.page, set()))))
+                problems.append(
+                    Diagnostic(
+                        Location(path, rmap.lines.get(rule, 1)),
+                        f"redirect target '{target.describe()}' has no id '{target.anchor}'",
+                        "missing-anchor",
+                        hint=did_you_mean(target.anchor, ids.get(target.page, set())),
+                    )
+                )
     return problems
 
 
@@ -260,8 +283,9 @@ def _js(value: object) -> str:
     return json.dumps(value, sort_keys=True).replace("</", "<\\/")
 
 
-def redirect_pages(rmap: RedirectMap, page_url: Callable[[str], str],
-                   page_title: Callable[[str], str]) -> dict[str, str]:
+def redirect_pages(
+    rmap: RedirectMap, page_url: Callable[[str], str], page_title: Callable[[str], str]
+) -> dict[str, str]:
     """Redirect HTML for every URL form of every old path, keyed by site-relative file path."""
     files: dict[str, str] = {}
     for old, target in sorted(rmap.pages.items()):
@@ -270,11 +294,14 @@ def redirect_pages(rmap: RedirectMap, page_url: Callable[[str], str],
                 href = target.url
             else:
                 href = relative_url(dest, _target_url(target, page_url))
-            anchors = {frag: (t.url or relative_url(dest, _target_url(t, page_url)))
-                       for frag, t in sorted(rmap.anchors.get(old, {}).items())}
+            anchors = {
+                frag: (t.url or relative_url(dest, _target_url(t, page_url)))
+                for frag, t in sorted(rmap.anchors.get(old, {}).items())
+            }
             title = target.url or page_title(target.page or "")
-            files[dest] = PAGE_TEMPLATE.format(title=html.escape(title), href=html.escape(href, quote=True),
-                                               target=_js(href), anchors=_js(anchors))
+            files[dest] = PAGE_TEMPLATE.format(
+                title=html.escape(title), href=html.escape(href, quote=True), target=_js(href), anchors=_js(anchors)
+            )
     return files
 
 

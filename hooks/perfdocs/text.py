@@ -31,8 +31,12 @@ def code_line_mask(lines: list[str]) -> list[bool]:
                 mask[i] = True
         else:
             mask[i] = True
-            if m and m.group("fence")[0] == open_fence[0] and len(m.group("fence")) >= len(open_fence) \
-                    and not m.group("info").strip():
+            if (
+                m
+                and m.group("fence")[0] == open_fence[0]
+                and len(m.group("fence")) >= len(open_fence)
+                and not m.group("info").strip()
+            ):
                 open_fence = None
     return mask
 
@@ -95,7 +99,7 @@ def split_front_matter(source: str) -> FrontMatter:
     m = FRONT_MATTER_RE.match(source)
     if not m:
         return FrontMatter({}, source, 1)
-    body = source[m.end():]
+    body = source[m.end() :]
     first = source.count("\n", 0, m.end()) + 1
     try:
         try:

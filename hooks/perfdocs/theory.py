@@ -19,8 +19,15 @@ from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .dialect import TAG_RE, error_block
 from .text import HEADING_RE, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
 
-SCENARIOS = ("overview", "infer-cpu", "infer-gpu-one", "infer-gpu-many", "train-gpu-one", "train-gpu-many",
-             "scalability")
+SCENARIOS = (
+    "overview",
+    "infer-cpu",
+    "infer-gpu-one",
+    "infer-gpu-many",
+    "train-gpu-one",
+    "train-gpu-many",
+    "scalability",
+)
 HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
@@ -109,37 +116,58 @@ class SnippetLibrary:
             return None, []
         directory = self.directory.resolve()
         if not path.resolve().is_relative_to(directory):
-            return None, [Diagnostic(Location(shown, 1), f"snippet '{name}' resolves outside {self.display(directory)}",
-                                     "path-outside-root")]
+            return None, [
+                Diagnostic(
+                    Location(shown, 1),
+                    f"snippet '{name}' resolves outside {self.display(directory)}",
+                    "path-outside-root",
+                )
+            ]
         try:
             source = path.read_text(encoding="utf-8").replace("\r\n", "\n")
         except UnicodeDecodeError as exc:
-            return None, [Diagnostic(Location(shown, 1), f"snippet is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                                     "bad-encoding")]
+            return None, [
+                Diagnostic(
+                    Location(shown, 1), f"snippet is not UTF-8 text ({exc.reason} at byte {exc.start})", "bad-encoding"
+                )
+            ]
         front = split_front_matter(source)
         problems = []
         if not front.body.strip():
-            problems.append(Diagnostic(Location(shown, front.body_first_line), "snippet has no content",
-                                       "empty-snippet"))
+            problems.append(
+                Diagnostic(Location(shown, front.body_first_line), "snippet has no content", "empty-snippet")
+            )
         if front.error:
             problems.append(Diagnostic(Location(shown, front.error_line), front.error, "bad-front-matter"))
         data = front.data
         title, summary, helps = data.get("title"), data.get("summary"), data.get("helps", [])
         if "title" in data or not front.error:
             if not isinstance(title, str) or not title.strip():
-                problems.append(Diagnostic(Location(shown, 1), "snippet front matter needs 'title' (a string)",
-                                           "bad-front-matter"))
+                problems.append(
+                    Diagnostic(Location(shown, 1), "snippet front matter needs 'title' (a string)", "bad-front-matter")
+                )
                 title = name
             if not isinstance(summary, str) or not summary.strip():
-                problems.append(Diagnostic(Location(shown, 1), "snippet front matter needs 'summary' (a one-line string)",
-                                           "bad-front-matter"))
+                problems.append(
+                    Diagnostic(
+                        Location(shown, 1),
+                        "snippet front matter needs 'summary' (a one-line string)",
+                        "bad-front-matter",
+                    )
+                )
                 summary = ""
             if not isinstance(helps, list) or any(h not in HELPS for h in helps):
-                problems.append(Diagnostic(Location(shown, 1), f"snippet front matter 'helps' must be a list drawn from "
-                                           f"{', '.join(HELPS)}; got {helps!r}", "bad-front-matter"))
+                problems.append(
+                    Diagnostic(
+                        Location(shown, 1),
+                        f"snippet front matter 'helps' must be a list drawn from {', '.join(HELPS)}; got {helps!r}",
+                        "bad-front-matter",
+                    )
+                )
                 helps = [h for h in helps if h in HELPS] if isinstance(helps, list) else []
-        return Snippet(name, shown, str(title or name), tuple(helps), str(summary or ""), front.body,
-                       front.body_first_line), problems
+        return Snippet(
+            name, shown, str(title or name), tuple(helps), str(summary or ""), front.body, front.body_first_line
+        ), problems
 
 
 @dataclass
@@ -150,8 +178,13 @@ class _Frame:
 
 
 class _Expander:
-    def __init__(self, library: SnippetLibrary, page_path: str, scenario: str | None,
-                 edit_url: Callable[[Snippet], str | None] | None = None):
+    def __init__(
+        self,
+        library: SnippetLibrary,
+        page_path: str,
+        scenario: str | None,
+        edit_url: Callable[[Snippet], str | None] | None = None,
+    ):
         self.edit_url = edit_url
         self.library = library
         self.page_path = page_path
@@ -175,8 +208,16 @@ class _Expander:
         for line in error_block(f"{loc}: {message}"):
             self.emit(line, loc)
 
-    def expand(self, lines: list[str], first_line: int, frame: _Frame, shift: int, id_prefix: str | None,
-               id_suffix: str, code: list[bool] | None = None) -> None:
+    def expand(
+        self,
+        lines: list[str],
+        first_line: int,
+        frame: _Frame,
+        shift: int,
+        id_prefix: str | None,
+        id_suffix: str,
+        code: list[bool] | None = None,
+    ) -> None:
         code = code if code is not None else code_line_mask(lines)
         only_stack: list[tuple[bool, Location]] = []
         for i, line in enumerate(lines):
@@ -213,8 +254,7 @@ class _Expander:
         m = ONLY_OPEN_RE.match(masked)
         if not m:
             col = masked.find("<Only") + 1 if "<Only" in masked else masked.find("</Only") + 1
-            self.error(loc.with_col(col), "<Only ...> and </Only> must each stand on a line of their own",
-                       "bad-only")
+            self.error(loc.with_col(col), "<Only ...> and </Only> must each stand on a line of their own", "bad-only")
             return False
         attr = SCENARIO_ATTR_RE.match(m.group("attrs"))
         if not attr:
@@ -224,10 +264,14 @@ class _Expander:
         wanted = [s.strip() for s in (attr.group(1) or attr.group(2) or "").split(",") if s.strip()]
         unknown = [s for s in wanted if s not in SCENARIOS]
         for name in unknown:
-            self.error(loc, f"unknown scenario '{name}' in <Only>", "unknown-scenario",
-                       did_you_mean(name, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")
+            self.error(
+                loc,
+                f"unknown scenario '{name}' in <Only>",
+                "unknown-scenario",
+                did_you_mean(name, SCENARIOS) or f"known: {', '.join(SCENARIOS)}",
+            )
         if not wanted:
-            self.error(loc, "<Only scenario=\"...\"> names no scenario", "unknown-scenario")
+            self.error(loc, '<Only scenario="..."> names no scenario', "unknown-scenario")
         only_stack.append((self.scenario in wanted, loc))
         return True
 
@@ -243,12 +287,13 @@ class _Expander:
         m = NAME_ATTR_RE.match(attrs or "")
         name = (m.group(1) or m.group(2) or "") if m else ""
         if not m or not SNIPPET_NAME_RE.match(name):
-            self.error(loc, '<Theory> needs exactly one attribute: name="snippet_name" (lowercase, digits, _)',
-                       "bad-attribute")
+            self.error(
+                loc, '<Theory> needs exactly one attribute: name="snippet_name" (lowercase, digits, _)', "bad-attribute"
+            )
             self.emit_error(loc, "bad <Theory> tag")
             return
         if name in frame.names:
-            cycle = " -> ".join([*frame.names[frame.names.index(name):], name])
+            cycle = " -> ".join([*frame.names[frame.names.index(name) :], name])
             self.error(loc, f"include cycle: {cycle}", "include-cycle")
             self.emit_error(loc, f"include cycle: {cycle}")
             return
@@ -260,8 +305,12 @@ class _Expander:
         self.diagnostics.extend(p for p in problems if name not in self.used)
         if snippet is None:
             if not problems:
-                self.error(loc, f"theory snippet '{name}' not found in {self.library.display(self.library.directory)}",
-                           "missing-snippet", did_you_mean(name, self.library.names()))
+                self.error(
+                    loc,
+                    f"theory snippet '{name}' not found in {self.library.display(self.library.directory)}",
+                    "missing-snippet",
+                    did_you_mean(name, self.library.names()),
+                )
             self.emit_error(loc, f"theory snippet '{name}' could not be included")
             return
         self.used.add(name)
@@ -272,21 +321,37 @@ class _Expander:
         shift = (level + 1 - top) if top else 0
         inner = _Frame(snippet.path, ((loc.path, loc.line), *frame.chain), (*frame.names, name))
         self.emit("", loc)
-        self.expand(snippet.lines, snippet.body_first_line, inner, shift, slugify(name.replace("_", "-")),
-                    "" if count == 1 else f"-{count}", snippet.code_mask)
+        self.expand(
+            snippet.lines,
+            snippet.body_first_line,
+            inner,
+            shift,
+            slugify(name.replace("_", "-")),
+            "" if count == 1 else f"-{count}",
+            snippet.code_mask,
+        )
         url = self.edit_url(snippet) if self.edit_url else None
         if url:
             self.emit("", loc)
-            self.emit(f'<p class="perfdocs-edit"><a href="{html.escape(url, quote=True)}" title="Edit the shared '
-                      f'explanation in {html.escape(snippet.path, quote=True)}">Edit this explanation</a></p>', loc)
+            self.emit(
+                f'<p class="perfdocs-edit"><a href="{html.escape(url, quote=True)}" title="Edit the shared '
+                f'explanation in {html.escape(snippet.path, quote=True)}">Edit this explanation</a></p>',
+                loc,
+            )
         self.emit("", loc)
         self.section = (level, section_id, section_title)
 
     def _heading(self, heading, line: str, loc: Location, shift: int, id_prefix: str | None, id_suffix: str) -> str:
         level = heading.level + shift
         if level > 6:
-            self.diagnostics.append(Diagnostic(loc, f"heading would be level {level} after shifting under the "
-                                    "including heading; kept at level 6", "heading-too-deep", level="warning"))
+            self.diagnostics.append(
+                Diagnostic(
+                    loc,
+                    f"heading would be level {level} after shifting under the including heading; kept at level 6",
+                    "heading-too-deep",
+                    level="warning",
+                )
+            )
             level = 6
         if id_prefix is None:
             if heading.explicit_id is None and shift == 0:
@@ -316,20 +381,26 @@ class _Expander:
         masked = mask_code_spans(line)
         pieces, pos = [], 0
         for m in INLINE_LINK_RE.finditer(masked):
-            pieces.append(line[pos:m.start(3)])
-            pieces.append(fix(line[m.start(3):m.end(3)]))
+            pieces.append(line[pos : m.start(3)])
+            pieces.append(fix(line[m.start(3) : m.end(3)]))
             pos = m.end(3)
         pieces.append(line[pos:])
         line = "".join(pieces)
         ref = REF_DEF_RE.match(line)
         if ref:
-            line = ref.group(1) + ref.group(2) + fix(ref.group(3)) + line[ref.end():]
+            line = ref.group(1) + ref.group(2) + fix(ref.group(3)) + line[ref.end() :]
         return line
 
 
-def expand(text: str, page_path: str, library: SnippetLibrary, scenario: str | None = None,
-           first_line: int = 1, scenario_line: int = 1,
-           edit_url: Callable[[Snippet], str | None] | None = None) -> Expansion:
+def expand(
+    text: str,
+    page_path: str,
+    library: SnippetLibrary,
+    scenario: str | None = None,
+    first_line: int = 1,
+    scenario_line: int = 1,
+    edit_url: Callable[[Snippet], str | None] | None = None,
+) -> Expansion:
     """Expands every ``<Theory>`` and resolves every ``<Only>`` in a page body.
 
     ``page_path`` is the page's display path (relative to the repository root) and
@@ -339,12 +410,17 @@ def expand(text: str, page_path: str, library: SnippetLibrary, scenario: str | N
     """
     expander = _Expander(library, page_path, scenario, edit_url)
     if scenario is not None and scenario not in SCENARIOS:
-        expander.error(Location(page_path, scenario_line), f"unknown scenario '{scenario}' in front matter", "unknown-scenario",
-                       did_you_mean(scenario, SCENARIOS) or f"known: {', '.join(SCENARIOS)}")
+        expander.error(
+            Location(page_path, scenario_line),
+            f"unknown scenario '{scenario}' in front matter",
+            "unknown-scenario",
+            did_you_mean(scenario, SCENARIOS) or f"known: {', '.join(SCENARIOS)}",
+        )
     lines = text.split("\n")
     expander.expand(lines, first_line, _Frame(page_path, (), ()), 0, None, "")
-    return Expansion("\n".join(expander.out), SourceMap(expander.origins), expander.diagnostics,
-                     expander.inclusions, expander.used)
+    return Expansion(
+        "\n".join(expander.out), SourceMap(expander.origins), expander.diagnostics, expander.inclusions, expander.used
+    )
 
 
 __all__ = ["SCENARIOS", "Expansion", "Inclusion", "Snippet", "SnippetLibrary", "expand", "HEADING_RE"]

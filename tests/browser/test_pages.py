@@ -98,7 +98,7 @@ PHONE_LAYOUT = """() => {
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
 def test_phone_no_horizontal_scrolling(browser: Any, base_url: str, screenshots: Path, url: str) -> None:
     context = browser.new_context(viewport=PHONE, base_url=base_url, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, color_scheme="light")
+                                  color_scheme="light")
     try:
         page = context.new_page()
         page.goto(url)
