@@ -75,3 +75,16 @@ def test_usage_errors_exit_3(
 def test_unknown_subcommand_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["frobnicate"]) == 3
     assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+def test_internal_error_exits_1_with_a_one_line_message(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import perfdocs.cli
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(perfdocs.cli, "render_source", boom)
+    assert main(["--root", str(project), "lint"]) == 1
+    assert capsys.readouterr().err.strip() == "perfdocs: internal error: RuntimeError: disk on fire"
