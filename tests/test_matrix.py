@@ -24,9 +24,12 @@ def test_matrix_links_each_page_section_and_leaves_gaps_empty() -> None:
     assert lines == [
         "| Technique | Helps | Train 1 GPU | Train N GPUs |",
         "|:--|:--|:-:|:-:|",
-        '| **Mixed precision** | speed | [✓](train/gpu_one.md#mixed-precision "Mixed precision: Training on one GPU") '
-        '| [✓](train/gpu_many.md "Mixed precision: Training on many GPUs") |',
-        '| **ZeRO \\| FSDP** | memory, scale |  | [✓](train/gpu_many.md#zero "ZeRO \\| FSDP: Training on many GPUs") |',
+        '| **Mixed precision** | speed | [✓<span class="perfdocs-sr-only"> Mixed precision: Training on one GPU</span>]'
+        '(train/gpu_one.md#mixed-precision "Mixed precision: Training on one GPU") '
+        '| [✓<span class="perfdocs-sr-only"> Mixed precision: Training on several GPUs</span>]'
+        '(train/gpu_many.md "Mixed precision: Training on several GPUs") |',
+        '| **ZeRO \\| FSDP** | memory, scale |  | [✓<span class="perfdocs-sr-only"> ZeRO \\| FSDP: Training on several '
+        'GPUs</span>](train/gpu_many.md#zero "ZeRO \\| FSDP: Training on several GPUs") |',
         "",
         "- **Mixed precision**: 16-bit math.",
         "- **ZeRO | FSDP**: Shard states.",

@@ -204,3 +204,15 @@ def test_missing_anchor_in_target_is_reported_with_line() -> None:
         "redirects.yml:3:1: error: redirect target 'performance/index.md#gone' has no id 'gone' [missing-anchor] "
         "(did you mean 'going'?)"
     ]
+
+
+def test_the_old_landing_page_answers_every_form() -> None:
+    rmap, problems = load("  index: performance/index.md\n")
+    assert problems == []
+    files = redirect_pages(rmap, URLS.__getitem__, lambda p: "Overview")
+    assert sorted(files) == ["index.html", "index.md/index.html", "index.mdx/index.html", "index/index.html"]
+    assert 'url=../performance/"' in files["index/index.html"] and 'url=performance/"' in files["index.html"]
+    rules = netlify_redirects(rmap, URLS.__getitem__).splitlines()[1:]
+    assert rules == [
+        f"/{form} /performance/ 301" for form in ("", "index.html", "index", "index/", "index.md", "index.mdx")
+    ]

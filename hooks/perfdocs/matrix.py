@@ -11,9 +11,9 @@ from .theory import Inclusion, Snippet, SnippetLibrary, expand
 SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
     ("infer-cpu", "Infer CPU", "Inference on CPU"),
     ("infer-gpu-one", "Infer 1 GPU", "Inference on one GPU"),
-    ("infer-gpu-many", "Infer N GPUs", "Inference on many GPUs"),
+    ("infer-gpu-many", "Infer N GPUs", "Inference on several GPUs"),
     ("train-gpu-one", "Train 1 GPU", "Training on one GPU"),
-    ("train-gpu-many", "Train N GPUs", "Training on many GPUs"),
+    ("train-gpu-many", "Train N GPUs", "Training on several GPUs"),
     ("scalability", "Scalability", "Scalability"),
 )
 HELPS_LABELS = {"speed": "speed", "memory": "memory", "scale": "scale"}
@@ -42,7 +42,8 @@ def technique_matrix(
                 cells.append("")
                 continue
             href = posixpath.relpath(path, base) + (f"#{first.section_id}" if first.section_id else "")
-            cells.append(f'[✓]({href} "{escape(snippet.title)}: {name}")')
+            label = f"{escape(snippet.title)}: {name}"
+            cells.append(f'[✓<span class="perfdocs-sr-only"> {label}</span>]({href} "{label}")')
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines += [

@@ -62,8 +62,9 @@ def url_forms(old: str, live: bool = False) -> list[str]:
 
     ``live``: the directory URL of ``old`` is a live page, so only the other forms are written.
     """
-    if not old:
-        return [] if live else ["index.html"]
+    if not old:  # the old landing page: /, /index, /index/, /index.html, /index.md, /index.mdx
+        forms = ["index/index.html", "index.md/index.html", "index.mdx/index.html"]
+        return forms if live else ["index.html", *forms]
     forms = [f"{old}.html", f"{old}.md/index.html", f"{old}.mdx/index.html"]
     return forms if live else [f"{old}/index.html", *forms]
 
@@ -312,7 +313,8 @@ def netlify_redirects(rmap: RedirectMap, page_url: Callable[[str], str], base_pa
     for old, target in sorted(rmap.pages.items()):
         to = target.url or base + _target_url(target, page_url)
         if not old:
-            forms: tuple[str, ...] = () if old in rmap.live else ("", "index.html")
+            forms: tuple[str, ...] = ("index", "index/", "index.md", "index.mdx")
+            forms = forms if old in rmap.live else ("", "index.html", *forms)
         elif old in rmap.live:
             forms = (f"{old}.html", f"{old}.md", f"{old}.mdx")
         else:

@@ -16,9 +16,16 @@ from typing import Any
 import pytest
 
 from ..sitetools import build
-from .support import (ARTIFACTS, DESKTOP, ROOT, browser_problem, install_axe, launch, nav_sources, page_url, serve)
+from .support import ARTIFACTS, DESKTOP, ROOT, browser_problem, install_axe, launch, nav_sources, page_url, serve
 
-pytestmark = pytest.mark.browser
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/browser/ is marked `browser` (deselect with -m "not browser")."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 def in_ci() -> bool:

@@ -8,6 +8,7 @@ import http.server
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,12 +63,20 @@ class StaticHost(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return  # the browser closed a page while a body was still being sent: not an error
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(site: Path) -> Iterator[str]:
     """Serve `site` on a free loopback port for the duration; yields the base URL ('http://127.0.0.1:N/')."""
     handler = functools.partial(StaticHost, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    server = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="static-host", daemon=True)
     thread.start()
     try:
@@ -79,7 +88,7 @@ def serve(site: Path) -> Iterator[str]:
 
 
 def find_browser() -> str | None:
-    """A Chromium to drive: $PERFDOCS_CHROMIUM, a system Chromium/Chrome, or Playwright's own download."""
+    """A Chromium to drive: $PERFDOCS_CHROMIUM, else a system Chromium or Chrome."""
     explicit = os.environ.get("PERFDOCS_CHROMIUM")
     if explicit:
         return explicit if Path(explicit).is_file() else None
@@ -96,6 +105,9 @@ def browser_problem() -> str | None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "the Python package playwright is not installed: pip install -e '.[test]'"
+    explicit = os.environ.get("PERFDOCS_CHROMIUM")
+    if explicit and find_browser() is None:
+        return f"PERFDOCS_CHROMIUM={explicit} is not a file"
     if find_browser() is None:
         return ("no Chromium found (looked for $PERFDOCS_CHROMIUM, " + ", ".join(BROWSER_CANDIDATES)
                 + "): apt-get install chromium, or run bash .ci/run")

@@ -31,7 +31,7 @@ def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screensho
     page, response = open_page(context, watch, url)
     assert response is not None and response.status == (404 if missing else 200), url
     page.wait_for_timeout(300)  # late requests: the search worker fetches its index after load
-    page.screenshot(path=str(screenshots / f"{slug(url)}-desktop.png"), full_page=True)
+    page.screenshot(path=str(screenshots / f"{slug(url)}-desktop.png"), full_page=True, animations="disabled")
     assert watch.problems == [], f"{url}:\n" + "\n".join(watch.problems)
     assert watch.external == [], f"{url} requests outside the site: {watch.external}"
 
@@ -104,7 +104,7 @@ def test_phone_no_horizontal_scrolling(browser: Any, base_url: str, screenshots:
         page.goto(url)
         settle(page)
         problems = page.evaluate(PHONE_LAYOUT)
-        page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True)
+        page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True, animations="disabled")
         assert problems == [], f"{url} at 390x844:\n" + "\n".join(problems)
     finally:
         context.close()
