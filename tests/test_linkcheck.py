@@ -48,7 +48,7 @@ def test_scan_ignores_code_and_collects_ids() -> None:
     )
     scan = scan_html("p/index.html", html)
     # id="..." written as text can count as an id: that may hide a broken fragment, never invent one
-    assert {"sec", "old"} <= scan.ids <= {"sec", "old", "fake"}
+    assert {"sec", "old"} <= scan.ids <= {"sec", "old", "fake"}  # name= counts on <a> only
     assert set(scan.links) == {Target("p/x/", "sec"), Target("p/i.png", "")}
     assert scan.external == {}
 
@@ -74,7 +74,7 @@ def site(tmp_path: Path) -> Path:
                 '<a href="a/">a</a> <a href="a/#mixed">ok</a> <a href="a/#gone">bad frag</a>\n'
                 '<a href="b/">missing page</a> <img src="img/x.png"> <img src="img/y.png">\n'
                 '<a href="old/#fp16">remapped</a> <a href="old/#mixed">kept</a> '
-                '<a href="old/#nope">bad through redirect</a> <a href="#top">self</a>'
+                '<a href="old/#nope">bad through redirect</a> <a href="#nowhere">self</a>'
                 '<a href="https://example.org/">ext</a>'
             ),
             "a/index.html": page('<h2 id="mixed">M</h2><h2 id="top">T</h2>'),
@@ -90,7 +90,7 @@ def test_check_site_finds_exactly_the_broken_links(site: Path) -> None:
     assert found == [
         ("missing-file", "index.html", "b/", "no file b/ in the site", None),
         ("missing-file", "index.html", "img/y.png", "no file img/y.png in the site", None),
-        ("missing-fragment", "index.html", "#top", "no id 'top' in index.html", None),
+        ("missing-fragment", "index.html", "#nowhere", "no id 'nowhere' in index.html", None),
         ("missing-fragment", "index.html", "a/#gone", "no id 'gone' in a/index.html", None),
         ("missing-fragment", "index.html", "old/#nope", "no id 'nope' in a/index.html", None),
     ]
@@ -167,3 +167,18 @@ def test_folded_resolution_matches_plain_resolution(page_path: str, href: str, e
 
     checker = _Checker(set(), set(), {}, "/")
     assert checker.resolve(page_path.rpartition("/")[0], href) == expected == resolve_href(page_path, href)
+
+
+def test_ids_names_comments_and_top() -> None:
+    text = page(
+        '<h2 id=minified>M</h2><meta name="viewport"><input name="query"><a name="legacy"></a>\n'
+        '<!-- <a href="commented/">old</a>\n<h2 id="hidden">x</h2> -->\n<a href="real/">r</a>'
+    )
+    scan = scan_html("p/index.html", text)
+    assert scan.ids == {"minified", "legacy"}
+    assert set(scan.links) == {Target("p/real/", "")}
+
+
+def test_top_fragment_needs_no_id(tmp_path: Path) -> None:
+    site = write_site(tmp_path / "site", {"index.html": page('<a href="#top">up</a> <a href="#TOP">up</a>')})
+    assert check_site(site, jobs=1).problems == []

@@ -31,9 +31,10 @@ LINK_RE = re.compile(
     r"""(?<=\s)(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))()""",
     re.I,
 )
-ID_RE = re.compile(r"""\s(?:id|name)\s*=\s*["']([^"']*)["']""")
+ID_RE = re.compile(r"""\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+A_NAME_RE = re.compile(r"""<a\s[^<>]*?\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 FAST_ID_RE = re.compile(r' id="([^"]*)"')
-FAST_NAME_RE = re.compile(r' name="([^"]*)"')
 FAST_LINK_RE = re.compile(
     r"<(?:a|img|link|script|iframe|source|area|audio|video|embed|track) [^>]*?(?<= )"
     r'(?:href|src)="([^"]*)"'
@@ -209,14 +210,24 @@ def page_ids(text: str) -> set[str]:
     Fast literal patterns first; when they do not account for every ``id=``/``name=`` in the page
     (odd quoting or spacing, upper case), the general pattern decides.
     """
-    fast = FAST_ID_RE.findall(text) + FAST_NAME_RE.findall(text)
-    if len(fast) == text.count("id=") + text.count("name="):
-        return set(fast)
-    return set(ID_RE.findall(text))
+    text = _without_comments(text)
+    ids = FAST_ID_RE.findall(text)
+    if len(ids) != text.count("id="):
+        ids = [a or b or c for a, b, c in ID_RE.findall(text)]
+    names = [a or b or c for a, b, c in A_NAME_RE.findall(text)] if "name=" in text else []
+    return set(ids) | set(names)
+
+
+def _without_comments(text: str) -> str:
+    """HTML comments blanked out (line breaks kept, so offsets and lines stay right)."""
+    if "<!--" not in text:
+        return text
+    return COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def page_links(text: str) -> list[str]:
     """The distinct href/src values of a page, as written (entities decoded), in order of first use."""
+    text = _without_comments(text)
     fast = FAST_LINK_RE.findall(text)
     if len(fast) == text.count("href=") + text.count("src=") and "HREF" not in text and "SRC" not in text:
         raw = dict.fromkeys(fast)
@@ -306,8 +317,20 @@ class _PageInfo:
 class _Checker:
     """Resolves hrefs and checks targets, each distinct one once (caches shared by every page)."""
 
-    def __init__(self, files: set[str], dirs: set[str], info: Mapping[str, _PageInfo], base: str):
-        self.files, self.dirs, self.info, self.base = files, dirs, info, base
+    def __init__(
+        self,
+        files: set[str],
+        dirs: set[str],
+        info: Mapping[str, _PageInfo],
+        base: str,
+        site: Path | None = None,
+        defer: bool = False,
+    ):
+        self.files, self.dirs, self.base, self.site = files, dirs, base, site
+        self.info: dict[str, _PageInfo] = dict(info)
+        self.defer = defer  # leave fragments on other pages to the caller (they need those pages' ids)
+        self.current: tuple[str, str] | None = None  # (page, text) being checked
+        self.pending: list[tuple[str, str, Target]] = []  # (page, href, target) deferred
         self.resolved: dict[tuple[str, str], Target | str | None] = {}
         self.results: dict[Target, tuple[str, str, str | None] | None] = {}
         self.links: dict[tuple[str, str], tuple[str, str, str | None] | str | None] = {}
@@ -334,6 +357,20 @@ class _Checker:
             return f"{path}/index.html"
         return None
 
+    def info_of(self, file: str) -> _PageInfo | None:
+        """Ids and redirect data of an HTML file, read once and only when a fragment needs them."""
+        if file not in self.info:
+            if not file.endswith(".html") or self.site is None:
+                return None
+            if self.current is not None and self.current[0] == file:
+                text = self.current[1]
+            else:
+                with open(self.site / file, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            redirect, remaps = page_redirect(file, text, self.base)
+            self.info[file] = _PageInfo(page_ids(text), redirect, remaps)
+        return self.info[file]
+
     def check(self, target: Target) -> tuple[str, str, str | None] | None:
         """None when the target resolves; else (status, message, hint)."""
         if target not in self.results:
@@ -344,8 +381,10 @@ class _Checker:
         file = self.file_for(target.path)
         if file is None:
             return ("missing-file", f"no file {target.path or '/'} in the site", None)
-        info = self.info.get(file)
-        if info is None or not target.fragment:
+        if not target.fragment:
+            return None
+        info = self.info_of(file)
+        if info is None:
             return None
         if info.redirect is not None:
             if file in hops:
@@ -354,7 +393,7 @@ class _Checker:
                 return ("redirect-loop", f"more than {MAX_REDIRECT_HOPS} redirects", None)
             nxt = info.remaps.get(target.fragment) or Target(info.redirect.path, target.fragment)
             return self._check(nxt, [*hops, file])
-        if target.fragment in info.ids:
+        if target.fragment in info.ids or target.fragment.lower() == "top":  # browsers scroll #top to the top
             return None
         return ("missing-fragment", f"no id '{target.fragment}' in {file}", did_you_mean(target.fragment, info.ids))
 
@@ -369,8 +408,11 @@ class _Checker:
         if key in self.links:
             return self.links[key]
         target = self.resolve(page_dir, href)
-        if isinstance(target, Target):
-            result: tuple[str, str, str | None] | str | None = self.check(target)
+        if isinstance(target, Target) and target.fragment and self.defer and self.file_for(target.path) != page:
+            missing = self.file_for(target.path) is None
+            result: tuple[str, str, str | None] | str | None = self.check(target) if missing else ("defer", "", None)
+        elif isinstance(target, Target):
+            result = self.check(target)
         elif target is None:
             result = ("outside-site", f"'{href}' points outside the site", None)
         else:
@@ -379,6 +421,7 @@ class _Checker:
         return result
 
     def check_page(self, page: str, text: str) -> tuple[int, list[Problem], list[tuple[str, str, int]]]:
+        self.current = (page, text)
         problems, external = [], []
         page_dir = page.rpartition("/")[0]
         parent = page_dir.rpartition("/")[0]
@@ -389,19 +432,16 @@ class _Checker:
                 continue
             if isinstance(result, str):
                 external.append((result, href, link_offset(text, href)))
+            elif result[0] == "defer":
+                target = self.resolve(page_dir, href)
+                assert isinstance(target, Target)
+                self.pending.append((page, href, target))
             else:
                 problems.append(Problem(result[0], page, href, link_offset(text, href), result[1], result[2]))
-        info = self.info.get(page)
-        if info is not None and info.redirect is not None and self.file_for(info.redirect.path) is None:
-            problems.append(
-                Problem(
-                    "missing-file",
-                    page,
-                    info.redirect.path,
-                    0,
-                    f"redirect target {info.redirect.path or '/'} is not in the site",
-                )
-            )
+        redirect, _ = page_redirect(page, text, self.base)
+        if redirect is not None and self.file_for(redirect.path) is None:
+            message = f"redirect target {redirect.path or '/'} is not in the site"
+            problems.append(Problem("missing-file", page, redirect.path, 0, message))
         return len(links), problems, external
 
 
@@ -414,18 +454,17 @@ def _read(rel: str) -> str:
         return fh.read()
 
 
-def _info_of(rel: str) -> tuple[str, _PageInfo]:
-    text = _read(rel)
-    redirect, remaps = page_redirect(rel, text, str(_SHARED["base"]))
-    return rel, _PageInfo(page_ids(text), redirect, remaps)
+Chunk = tuple[
+    list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]], list[tuple[str, str, Target]], set[Target]
+]
 
 
-def _check_chunk(
-    pages: list[str],
-) -> tuple[list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]], set[Target]]:
+def _check_chunk(pages: list[str]) -> Chunk:
     checker = _SHARED["checker"]
     assert isinstance(checker, _Checker)
-    return [(page, *checker.check_page(page, _read(page))) for page in pages], set(checker.results)
+    checker.pending = []
+    done = [(page, *checker.check_page(page, _read(page))) for page in pages]
+    return done, checker.pending, set(checker.results)
 
 
 def _chunks(items: list[str], n: int) -> list[list[str]]:
@@ -433,34 +472,39 @@ def _chunks(items: list[str], n: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _run(fn, items: list[str], jobs: int) -> list:  # type: ignore[no-untyped-def]
+def _run_chunks(pages: list[str], jobs: int) -> list[Chunk]:
+    import gc
     import multiprocessing
 
-    if jobs <= 1 or len(items) < 64 or "fork" not in multiprocessing.get_all_start_methods():
-        return [fn(chunk) for chunk in _chunks(items, 1)] if fn is _check_chunk else [fn(i) for i in items]
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        if fn is _check_chunk:
-            return list(pool.map(fn, _chunks(items, jobs * 4)))
-        return list(pool.map(fn, items, chunksize=max(1, len(items) // (jobs * 8))))
+    if jobs <= 1 or len(pages) < 64 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_check_chunk(pages)]
+    gc.freeze()  # forked workers then leave the parent's objects (a whole MkDocs build) untouched
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_check_chunk, _chunks(pages, jobs * 4)))
+    finally:
+        gc.unfreeze()
 
 
 def check_site(site: Path, base: str = "/", jobs: int | None = None) -> Report:
-    """Every internal link and fragment of the built site at ``site``."""
+    """Every internal link and fragment of the built site at ``site``.
+
+    Workers check each page's links (file existence and same-page fragments need nothing else);
+    fragments on other pages come back to this process, which reads just the pages they name.
+    """
     jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     files, dirs, pages = collect(site)
     _SHARED.clear()
-    _SHARED.update(site=str(site), base=base)
+    _SHARED.update(site=str(site), base=base, checker=_Checker(files, dirs, {}, base, site, defer=True))
+    problems: list[Problem] = []
+    external: dict[str, list[tuple[str, str, int]]] = {}
+    targets: set[Target] = set()
+    pending: list[tuple[str, str, Target]] = []
+    n_links = 0
     try:
-        info = dict(map(_info_of, pages))  # ids stay in this process; forked checkers share them
-        checker = _Checker(files, dirs, info, base)
-        _SHARED["checker"] = checker
-        problems: list[Problem] = []
-        external: dict[str, list[tuple[str, str, int]]] = {}
-        n_links = 0
-        targets: set[Target] = set()
-        for chunk, checked in _run(_check_chunk, pages, jobs):
+        for chunk, deferred, checked in _run_chunks(pages, jobs):
             targets |= checked
+            pending += deferred
             for page, count, page_problems, page_external in chunk:
                 n_links += count
                 problems += page_problems
@@ -468,6 +512,15 @@ def check_site(site: Path, base: str = "/", jobs: int | None = None) -> Report:
                     external.setdefault(url, []).append((page, href, offset))
     finally:
         _SHARED.clear()
+    checker = _Checker(files, dirs, {}, base, site)
+    texts: dict[str, str] = {}
+    for page, href, target in pending:
+        targets.add(target)
+        result = checker.check(target)
+        if result is not None:
+            if page not in texts:
+                texts[page] = (site / page).read_text(encoding="utf-8", errors="replace")
+            problems.append(Problem(result[0], page, href, link_offset(texts[page], href), result[1], result[2]))
     return Report(len(pages), n_links, len(targets), sorted(problems, key=lambda p: (p.page, p.offset)), external)
 
 
