@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,16 @@ from urllib.parse import urljoin
 
 from .diagnostics import Diagnostic, Location
 from .dialect import error_block
-from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, link_targets, markdown_links, to_diagnostics
+from .linkcheck import (
+    MAP_FILE,
+    LinkMap,
+    base_path,
+    check_site,
+    link_targets,
+    markdown_links,
+    page_ids,
+    to_diagnostics,
+)
 from .matrix import generated_components, scan_scenario_pages
 from .pipeline import page_problems, page_scenario, render_body
 from .redirects import (
@@ -28,13 +36,11 @@ from .redirects import (
     url_forms,
 )
 from .text import body_offset, split_front_matter
-from .theory import Inclusion, Snippet, SnippetLibrary
+from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
-THEORY_SUBDIR = "performance/_theory"
 REDIRECTS_FILE = "redirects.yml"
-ID_RE = re.compile(r"""\sid=["']([^"']+)["']""")
 REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
 
 
@@ -90,7 +96,7 @@ class BuildState:
                 config.repo_url if config.repo_url.endswith("/") else config.repo_url + "/", edit_uri
             )
         self.docs_dir = Path(config.docs_dir)
-        self.library = SnippetLibrary(self.docs_dir / THEORY_SUBDIR, self.root)
+        self.library = SnippetLibrary(self.docs_dir / THEORY_DIR, self.root)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
         if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
             missing.append("pymdownx.tabbed with alternate_style: true")
@@ -103,7 +109,7 @@ class BuildState:
             )
 
     def files(self, files: Any) -> Any:
-        for file in [f for f in files if f.src_uri.startswith(THEORY_SUBDIR + "/")]:
+        for file in [f for f in files if f.src_uri.startswith(THEORY_DIR + "/")]:
             files.remove(file)
         for file in list(files.documentation_pages()):
             problem = self._unreadable(file)
@@ -216,7 +222,7 @@ class BuildState:
 
     def post_page(self, output: str, page: Any) -> None:
         if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
-            self.page_ids[page.file.src_uri] = set(ID_RE.findall(output))
+            self.page_ids[page.file.src_uri] = page_ids(output)
         self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
 
     def post_build(self, config: Any) -> None:

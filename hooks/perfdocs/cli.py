@@ -20,14 +20,14 @@ import yaml
 from . import history
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from .external import ExternalConfig
-from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, to_diagnostics
+from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components, scan_scenario_pages
 from .pipeline import Rendered, render_source, sort_key
 from .redirects import load_redirects
-from .theory import SnippetLibrary
+from .theory import THEORY_DIR, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
-THEORY_SUBDIR = Path("performance/_theory")
+THEORY_SUBDIR = Path(THEORY_DIR)
 
 
 class UsageError(Exception):
@@ -141,9 +141,7 @@ def cmd_redirects(args: argparse.Namespace) -> int:
     path = root / "redirects.yml"
     if not path.is_file():
         raise UsageError(f"{_display(path, root)}: not found")
-    pages = {
-        p.relative_to(docs).as_posix() for p in docs.rglob("*.md") if THEORY_SUBDIR not in p.relative_to(docs).parents
-    }
+    pages = {p.relative_to(docs).as_posix() for p in _pages(docs, [])}
     rmap, problems = load_redirects(path.read_text(encoding="utf-8"), _display(path, root), pages)
     for d in problems:
         print(d, file=sys.stderr)
@@ -307,15 +305,11 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     files, dirs, _ = collect(site)
-    resolver_files = files
 
     def resolves(url: str) -> bool:
-        path = url.rstrip("/")
-        return (f"{path}/index.html" if path else "index.html") in resolver_files or f"{path}.html" in resolver_files
+        return file_for(url, files, dirs) is not None or f"{url.rstrip('/')}.html" in files
 
-    current_pages = sorted(
-        p.relative_to(docs).as_posix() for p in docs.rglob("*.md") if history.is_page(p.relative_to(root).as_posix())
-    )
+    current_pages = sorted(p.relative_to(docs).as_posix() for p in _pages(docs, []))
     missing = history.missing_urls(old_pages, old_keys, resolves, current_pages, renames)
     redirects_file = root / "redirects.yml"
     relive = (

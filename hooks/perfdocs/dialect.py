@@ -15,7 +15,6 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .text import (
-    ATTR_ID_RE,
     CUSTOM_ID_RE,
     HEADING_RE,
     VALID_ID_RE,
@@ -123,7 +122,6 @@ class _Converter:
         self, lines: list[str], smap: SourceMap, root: Path | None, generated: dict[str, list[str]] | None = None
     ):
         self.generated = generated or {}
-        self.lines = lines
         self.smap = smap
         self.root = root
         self.diagnostics: list[Diagnostic] = []
@@ -667,4 +665,4 @@ def convert(
     return Converted("\n".join(conv.out), source_map.compose(conv.out_src), conv.diagnostics)
 
 
-__all__ = ["Converted", "convert", "error_block", "ATTR_ID_RE"]
+__all__ = ["Converted", "convert", "error_block"]

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .redirects import load_redirects, normalise_old
+from .theory import THEORY_DIR
 
 DOCS = "docs/"
-THEORY = "docs/performance/_theory/"
+THEORY = f"{DOCS}{THEORY_DIR}/"
 SITE_WIDE = ("mkdocs.yml", "pyproject.toml", "hooks/")
 
 
@@ -62,10 +63,8 @@ def is_page(repo_path: str) -> bool:
 
 def page_url(docs_path: str) -> str:
     """The directory URL MkDocs gives a docs-relative .md path ('' is the site root)."""
-    stem = docs_path[:-3]
-    if stem in ("index", "README") or stem.endswith(("/index", "/README")):
-        return stem.rsplit("index", 1)[0] if stem.endswith("index") else stem.rsplit("README", 1)[0]
-    return stem + "/"
+    old = normalise_old(docs_path)
+    return old + "/" if old else ""
 
 
 @dataclass(frozen=True)

@@ -314,6 +314,18 @@ class _PageInfo:
     remaps: dict[str, Target]
 
 
+def file_for(path: str, files: set[str], dirs: set[str]) -> str | None:
+    """The site file a target path is served from (directory URLs serve their index.html)."""
+    if path == "" or path.endswith("/"):
+        candidate = path + "index.html"
+        return candidate if candidate in files else None
+    if path in files:
+        return path
+    if path in dirs and f"{path}/index.html" in files:
+        return f"{path}/index.html"
+    return None
+
+
 class _Checker:
     """Resolves hrefs and checks targets, each distinct one once (caches shared by every page)."""
 
@@ -348,14 +360,7 @@ class _Checker:
         return self.resolved[key]
 
     def file_for(self, path: str) -> str | None:
-        if path == "" or path.endswith("/"):
-            candidate = path + "index.html"
-            return candidate if candidate in self.files else None
-        if path in self.files:
-            return path
-        if path in self.dirs and f"{path}/index.html" in self.files:
-            return f"{path}/index.html"
-        return None
+        return file_for(path, self.files, self.dirs)
 
     def info_of(self, file: str) -> _PageInfo | None:
         """Ids and redirect data of an HTML file, read once and only when a fragment needs them."""
@@ -606,6 +611,7 @@ __all__ = [
     "collect",
     "resolve_href",
     "scan_html",
+    "file_for",
     "to_diagnostics",
     "MAP_FILE",
 ]

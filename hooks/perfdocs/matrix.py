@@ -16,7 +16,6 @@ SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
     ("train-gpu-many", "Train N GPUs", "Training on several GPUs"),
     ("scalability", "Scalability", "Scalability"),
 )
-HELPS_LABELS = {"speed": "speed", "memory": "memory", "scale": "scale"}
 
 
 def technique_matrix(
@@ -34,7 +33,7 @@ def technique_matrix(
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":--", ":--", *[":-:"] * len(columns)]) + "|"]
     base = posixpath.dirname(from_page)
     for snippet in sorted(snippets, key=lambda s: s.title.lower()):
-        cells = [f"**{escape(snippet.title)}**", ", ".join(HELPS_LABELS[h] for h in snippet.helps) or "-"]
+        cells = [f"**{escape(snippet.title)}**", ", ".join(snippet.helps) or "-"]
         for scenario, _, name in columns:
             path = by_scenario[scenario]
             first = next((i for i in pages[path][1] if i.name == snippet.name), None)

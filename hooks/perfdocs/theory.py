@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .dialect import TAG_RE, error_block
-from .text import HEADING_RE, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
+from .text import code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
 
 SCENARIOS = (
     "overview",
@@ -30,6 +30,7 @@ SCENARIOS = (
 )
 HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+THEORY_DIR = "performance/_theory"  # docs-relative home of the snippets
 MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
 THEORY_LINE_RE = re.compile(r"^[ \t]*<Theory\b[^<>]*/>[ \t]*$")
 ONLY_OPEN_RE = re.compile(r"^[ \t]*<Only\b(?P<attrs>[^<>]*)>[ \t]*$")
@@ -423,4 +424,4 @@ def expand(
     )
 
 
-__all__ = ["SCENARIOS", "Expansion", "Inclusion", "Snippet", "SnippetLibrary", "expand", "HEADING_RE"]
+__all__ = ["SCENARIOS", "Expansion", "Inclusion", "Snippet", "SnippetLibrary", "expand", "THEORY_DIR"]
