@@ -118,9 +118,10 @@ def test_check_redirects_demands_a_redirect_for_a_renamed_page(
     assert result.returncode == 0, result.stderr
     assert main(["--root", str(repo), "check-redirects", "--base", "main", "--site", str(repo / "site")]) == 2
     out = capsys.readouterr().out
+    add_at = (repo / "redirects.yml").read_text(encoding="utf-8").split("\n").index("redirects:") + 1
     assert (
-        "redirects.yml: error: /performance/infer/cpu/ existed at main (page docs/performance/infer/cpu.md) "
-        "and no longer resolves [missing-redirect]"
+        f"redirects.yml:{add_at}:1: error: /performance/infer/cpu/ existed at main (page docs/performance/infer/cpu.md) "
+        "and no longer resolves [missing-redirect] (add the line below under 'redirects:')"
     ) in out
     assert "  performance/infer/cpu: performance/infer/cpu_inference.md" in out.splitlines()
     redirects = repo / "redirects.yml"

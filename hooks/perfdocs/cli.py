@@ -317,10 +317,16 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
         if redirects_file.is_file()
         else []
     )
-    for m in missing:
+    text = redirects_file.read_text(encoding="utf-8") if redirects_file.is_file() else ""
+    add_at = next((i + 1 for i, line in enumerate(text.split("\n")) if line.startswith("redirects:")), 1)
+    for m in missing:  # located where the new entries go
         print(
-            f"redirects.yml: error: /{m.url} existed at {args.base} ({m.origin}) and no longer resolves "
-            f"[missing-redirect]"
+            Diagnostic(
+                Location(_display(redirects_file, root), add_at),
+                f"/{m.url} existed at {args.base} ({m.origin}) and no longer resolves",
+                "missing-redirect",
+                hint="add the line below under 'redirects:'",
+            )
         )
     for line in relive:
         print(line)
