@@ -55,9 +55,10 @@ COMPONENTS: dict[str, dict[str, str]] = {
     "Youtube": {"id": "req", "title": "str"},
     "literalinclude": {},
     "TechniqueMatrix": {},
+    "TestedWith": {},
 }
-VOID = {"Youtube", "TechniqueMatrix"}
-GENERATED = {"TechniqueMatrix"}  # filled by the build from data no single page holds
+VOID = {"Youtube", "TechniqueMatrix", "TestedWith"}
+GENERATED = {"TechniqueMatrix", "TestedWith"}  # filled by the build from data no single page holds
 PARENTS = {
     "hfoption": "hfoptions",
     "pt": "frameworkcontent",
