@@ -2,10 +2,12 @@
 
 Generates a deterministic synthetic tree of N MDX pages that use every dialect construct and
 theory includes, then builds, in the same run:
-  * "hooks": the MDX tree with the perfdocs hooks (theory expansion + dialect + redirects);
+  * "hooks": the MDX tree with the perfdocs hooks (theory expansion + dialect + the allowlist
+    sanitiser on every page's HTML + redirects + the link check);
   * "plain": the same content pre-converted to Material Markdown, built by plain MkDocs.
 Both builds use the same theme and Markdown extensions. Reports the median wall time of each
-and the ratio hooks/plain. Target: ratio <= 1.10 at N = 1,000.
+and the ratio hooks/plain, and what the sanitiser alone costs on the built pages' content.
+Target: ratio <= 1.10 at N = 1,000.
 
     python bench/build_overhead.py [--pages 1000] [--repeat 3] [--keep DIR]
 """
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hooks"))
 
 from perfdocs.pipeline import render_source  # noqa: E402
+from perfdocs.sanitize import clean_page  # noqa: E402
 from perfdocs.theory import SnippetLibrary  # noqa: E402
 
 SCENARIOS = ["infer-cpu", "infer-gpu-one", "infer-gpu-many", "train-gpu-one", "train-gpu-many"]
@@ -213,6 +216,24 @@ def timed_build(project: Path) -> float:
     return elapsed
 
 
+def sanitiser_seconds(plain: Path) -> tuple[float, int, int]:
+    """Time clean_page over every page's content HTML, rendered from the pre-converted Markdown with the
+    site's Markdown extensions (what on_page_content receives); returns (seconds, pages, findings)."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(str(plain / "mkdocs.yml"))
+    contents = []
+    for path in sorted((plain / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        body = text.split("---\n", 2)[2] if text.startswith("---\n") else text
+        md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs)
+        contents.append(md.convert(body))
+    start = time.perf_counter()
+    findings = sum(len(clean_page(html)[1]) for html in contents)
+    return time.perf_counter() - start, len(contents), findings
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=1000)
@@ -235,6 +256,8 @@ def main() -> int:
         print(f"plain MkDocs (pre-converted Markdown): {plain_s:.2f} s (median)")
         print(f"MkDocs + perfdocs hooks (MDX source): {hooks_s:.2f} s (median)")
         print(f"ratio hooks/plain: {hooks_s / plain_s:.3f}  (target <= 1.10)")
+        seconds, n, findings = sanitiser_seconds(plain)
+        print(f"sanitiser alone: clean_page on {n} pages' content in {seconds:.2f} s, {findings} findings")
         return 0 if hooks_s / plain_s <= 1.10 else 1
     finally:
         if not args.keep:

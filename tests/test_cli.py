@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,11 @@ def test_redirects_command(project: Path, capsys: pytest.CaptureFixture[str]) ->
         (["lint", "nope.md"], "perfdocs: error: nope.md: no such file"),
         (
             ["--root", "/nonexistent-perfdocs", "lint"],
-            "perfdocs: error: /nonexistent-perfdocs: not a perfdocs project (needs mkdocs.yml and docs/)",
+            "perfdocs: error: /nonexistent-perfdocs: no such config file (give one with -f/--config-file)",
+        ),
+        (
+            ["-f", "/nonexistent-perfdocs/mkdocs.yml", "lint"],
+            "perfdocs: error: /nonexistent-perfdocs/mkdocs.yml: no such config file (give one with -f/--config-file)",
         ),
     ],
 )
@@ -88,3 +93,82 @@ def test_internal_error_exits_1_with_a_one_line_message(
     monkeypatch.setattr(perfdocs.cli, "render_source", boom)
     assert main(["--root", str(project), "lint"]) == 1
     assert capsys.readouterr().err.strip() == "perfdocs: internal error: RuntimeError: disk on fire"
+
+
+def test_missing_config_in_the_working_directory_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint"]) == 3
+    assert capsys.readouterr().err.strip() == (
+        "perfdocs: error: mkdocs.yml: no such config file (give one with -f/--config-file)"
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (
+            lambda text: text.replace("docs_dir: docs", "docs_dir: nowhere"),
+            "Config value 'docs_dir': The path '{root}/nowhere' isn't an existing directory.",
+        ),
+        (
+            lambda text: text + "\nsite_url: [unclosed\n",
+            "expected ',' or ']', but got '<stream end>' in \"{root}/mkdocs.yml\"",
+        ),
+    ],
+)
+def test_invalid_config_is_a_usage_error(
+    project: Path, edit: Callable[[str], str], reason: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = project / "mkdocs.yml"
+    config.write_text(edit(config.read_text(encoding="utf-8")), encoding="utf-8")
+    assert main(["-f", str(config), "lint"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"perfdocs: error: {config}: invalid configuration: ")
+    assert "\n" not in err and "Traceback" not in err
+    assert reason.format(root=project) in err
+
+
+def test_config_file_from_another_directory(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cd docs && perfdocs -f ../mkdocs.yml: paths are still shown relative to the directory of mkdocs.yml."""
+    page = project / "docs/performance/scalability.md"
+    page.write_text(page.read_text(encoding="utf-8") + '\n<Theory name="nope"/>\n', encoding="utf-8")
+    monkeypatch.chdir(project / "docs")
+    assert main(["-f", "../mkdocs.yml", "lint"]) == 2
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("docs/performance/scalability.md:")
+    assert main(["-f", "../mkdocs.yml", "render", "performance/train/gpu_one.md"]) == 0
+    assert '===! "Trainer"' in capsys.readouterr().out
+
+
+def test_any_docs_dir(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "docs").rename(project / "content")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("docs_dir: docs", "docs_dir: content"))
+    assert main(["-f", str(config), "lint"]) == 0
+    assert ", 0 errors, 0 warnings" in capsys.readouterr().err
+    page = project / "content/performance/index.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n<Tipp>x</Tipp>\n", encoding="utf-8")
+    assert main(["-f", str(config), "lint"]) == 2
+    [line] = capsys.readouterr().out.splitlines()
+    assert line.startswith("content/performance/index.md:") and "unknown component <Tipp>" in line
+    assert main(["-f", str(config), "redirects"]) == 0
+    assert "/parallelism -> performance/scalability.md" in capsys.readouterr().out.splitlines()
+
+
+def test_check_links_needs_no_config_when_given_the_site_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text('<p>\n<a href="docs/missing.html">x</a>\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check-links", "site"]) == 3
+    assert capsys.readouterr().err.strip() == (
+        "perfdocs: error: mkdocs.yml: no such config file (give one with -f/--config-file)"
+    )
+    assert main(["check-links", "site", "--site-url", "https://example.org/"]) == 2
+    assert capsys.readouterr().out.startswith("site/index.html:2:")

@@ -350,3 +350,134 @@ def test_symlinked_literalinclude_out_of_the_repository_is_refused(tmp_path: Pat
         "[path-outside-root]"
     ) in result.stderr
     assert "TOKEN" not in (project / "site/index.html").read_text(encoding="utf-8")
+
+
+# -- hostile HTML -------------------------------------------------------------------------------
+# Each page fails --strict at the Markdown line:col of the construct, and a non-strict build (what
+# mkdocs serve and preview builds write) leaves nothing executable in the page content. Where a
+# construct is raw HTML the location comes from the dialect (sanitize.unsafe_constructs on each
+# raw-HTML token); where Markdown wrote the HTML (attr_list, reference links) it comes from the
+# build's sanitiser pass, which adds "(removed from the page)".
+HOSTILE: dict[str, tuple[str, list[str]]] = {
+    "event handler after a slash": (
+        "<img/onerror=alert(1) src=x>",
+        ["docs/index.md:6:6: error: event handler attribute 'onerror' is not allowed in pages [forbidden-html]"],
+    ),
+    "svg onload": (
+        "<svg/onload=alert(1)>",
+        ["docs/index.md:6:1: error: raw <svg> is not allowed in pages [forbidden-html]"],
+    ),
+    "entity-encoded javascript: scheme": (
+        '<a href="&#106;avascript:alert(1)">x</a>',
+        ["docs/index.md:6:4: error: URL with the javascript: scheme is not allowed [unsafe-url]"],
+    ),
+    "tab inside the scheme": (
+        '<a href="java&#x09;script:alert(1)">x</a>',
+        ["docs/index.md:6:4: error: URL with the javascript: scheme is not allowed [unsafe-url]"],
+    ),
+    "spaces before the scheme": (
+        '<a href="  javascript:alert(1)">x</a>',
+        ["docs/index.md:6:4: error: URL with the javascript: scheme is not allowed [unsafe-url]"],
+    ),
+    "event handler on the next line": (
+        '<img src="x.png"\n     onerror="alert(2)">',
+        ["docs/index.md:7:6: error: event handler attribute 'onerror' is not allowed in pages [forbidden-html]"],
+    ),
+    "iframe split over lines": (
+        '<iframe\n  src="https://evil.example/"></iframe>',
+        ["docs/index.md:6:1: error: raw <iframe> is not allowed in pages [forbidden-html]"],
+    ),
+    "srcdoc": (
+        '<iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>',
+        ["docs/index.md:6:1: error: raw <iframe> is not allowed in pages [forbidden-html]"],
+    ),
+    "srcdoc on another element": (
+        '<div srcdoc="x">text</div>',
+        ["docs/index.md:6:6: error: attribute 'srcdoc' is not allowed in pages [forbidden-html]"],
+    ),
+    "data: URL": (
+        '<img src="data:image/svg+xml;base64,PHN2Zz4=" alt="x">',
+        ["docs/index.md:6:6: error: URL with the data: scheme is not allowed [unsafe-url]"],
+    ),
+    "vbscript: URL": (
+        '<a href="vbscript:msgbox(1)">v</a>',
+        ["docs/index.md:6:4: error: URL with the vbscript: scheme is not allowed [unsafe-url]"],
+    ),
+    "event handler through attr_list": (
+        'A paragraph.\n{: onclick="alert(1)" }',
+        [
+            "docs/index.md:7:4: error: event handler attribute 'onclick' is not allowed in pages [forbidden-html] "
+            "(removed from the page)"
+        ],
+    ),
+    "javascript: in a reference link definition": (
+        "[click][1]\n\n[1]: javascript:alert(1)",
+        [
+            "docs/index.md:8:6: error: URL with the javascript: scheme is not allowed [unsafe-url] "
+            "(removed from the page)"
+        ],
+    ),
+}
+
+
+def page_content(site: Path) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    article = LexborHTMLParser((site / "index.html").read_text(encoding="utf-8")).css_first("article")
+    assert article is not None
+    return article.html or ""
+
+
+def executable_markup(html: str) -> list[str]:
+    """Everything in ``html`` a browser could run: handlers, script URLs, scripts, frames, plugins."""
+    from perfdocs.sanitize import srcset_urls, url_scheme
+    from selectolax.lexbor import LexborHTMLParser
+
+    found = []
+    root = LexborHTMLParser(html, is_fragment=True).root
+    for node in root.traverse(include_text=False) if root is not None else []:
+        tag = node.tag or ""
+        src = node.attributes.get("src") or ""
+        if tag in {"script", "object", "embed", "svg", "style", "form", "base", "meta"} or (
+            tag == "iframe" and not src.startswith("https://www.youtube-nocookie.com/embed/")
+        ):
+            found.append(f"<{tag}>")
+        for name, value in node.attributes.items():
+            urls = srcset_urls(value or "") if name == "srcset" else [value or ""]
+            if name.startswith("on") or name == "srcdoc":
+                found.append(f"{tag} {name}")
+            elif name in {"href", "src", "srcset", "cite", "poster", "action", "formaction", "data"} and any(
+                url_scheme(u) not in {None, "http", "https", "mailto"} for u in urls
+            ):
+                found.append(f"{tag} {name}={value}")
+    return found
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_html(case: str, tmp_path: Path) -> None:
+    body, expected = HOSTILE[case]
+    project = make_project(tmp_path, {"docs/index.md": PAGE.format(body=body)})
+    strict = build(project, project / "strict")
+    output = strict.stdout + strict.stderr
+    assert strict.returncode != 0, output
+    assert "Traceback" not in output
+    errors = [line.removeprefix("ERROR   -  ") for line in output.split("\n") if line.startswith("ERROR   -  ")]
+    ours = [e for e in errors if "[forbidden-html]" in e or "[unsafe-url]" in e]
+    assert ours == expected, "\n".join(errors)
+    lenient = build(project, project / "site", strict=False)
+    assert lenient.returncode == 0, lenient.stderr
+    assert executable_markup(page_content(project / "site")) == []
+
+
+def test_the_hooks_own_youtube_embed_is_kept(tmp_path: Path) -> None:
+    body = '<Youtube id="dQw4w9WgXcQ" title="Mixed precision in 5 minutes"/>'
+    project = make_project(tmp_path, {"docs/index.md": PAGE.format(body=body)})
+    result = build(project, project / "site")
+    assert result.returncode == 0, result.stderr
+    from selectolax.lexbor import LexborHTMLParser
+
+    frames = LexborHTMLParser(page_content(project / "site")).css("div.perfdocs-video > iframe")
+    assert [(f.attributes.get("src"), f.attributes.get("title")) for f in frames] == [
+        ("https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ", "Mixed precision in 5 minutes")
+    ]
+    assert executable_markup(page_content(project / "site")) == []

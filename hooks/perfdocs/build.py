@@ -1,32 +1,36 @@
 """Per-build state behind the MkDocs hooks: each method is one event's work, logging included.
 
 The hook module only forwards events here. State is reset in ``start`` (``on_config``) because
-``mkdocs serve`` keeps the hook module loaded across rebuilds.
+``mkdocs serve`` keeps the hook module loaded across rebuilds. Paths come from the one
+``Project`` built from the config MkDocs passes in; the work itself is in the pure modules.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
-from .diagnostics import Diagnostic, Location
+from mkdocs.utils.meta import get_data
+
+from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import error_block
 from .linkcheck import (
     MAP_FILE,
     LinkMap,
-    base_path,
     check_site,
     link_targets,
-    markdown_links,
     page_ids,
     to_diagnostics,
 )
-from .matrix import generated_components, scan_scenario_pages
-from .pipeline import page_problems, page_scenario, render_body
+from .matrix import generated_components
+from .parallel import fork_map
+from .pipeline import Rendered, page_problems, page_scenario, render_body
+from .project import Project, scenario_index
 from .redirects import (
     RedirectMap,
     load_redirects,
@@ -35,19 +39,35 @@ from .redirects import (
     redirect_pages,
     url_forms,
 )
+from .sanitize import Finding, clean_page
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
-REDIRECTS_FILE = "redirects.yml"
 REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
+
+
+_RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
+
+
+def _render_chunk(pages: list[tuple[str, str, str, str, dict]]) -> list[tuple[list[Diagnostic], Rendered]]:
+    assert _RENDERING is not None
+    return [_RENDERING.render_page(*page) for page in pages]
+
+
+@dataclass
+class PageMarkdown:
+    """What a page's Markdown became, kept to locate what the sanitiser removes from its HTML."""
+
+    text: str
+    source_map: SourceMap
+    reported: set[tuple[str, int, str]]  # (path, line, code) of the diagnostics already reported
 
 
 @dataclass
 class BuildState:
-    root: Path = Path(".")
-    docs_dir: Path = Path("docs")
+    project: Project | None = None
     library: SnippetLibrary | None = None
     redirects: RedirectMap = field(default_factory=RedirectMap)
     page_urls: dict[str, str] = field(default_factory=dict)
@@ -59,18 +79,22 @@ class BuildState:
     scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
     dest_of: dict[str, str] = field(default_factory=dict)
     link_map: LinkMap = field(default_factory=LinkMap)
-    base: str = "/"
-    docs_display: str = "docs"
-    edit_base: str | None = None
+    markdown: dict[str, PageMarkdown] = field(default_factory=dict)
+    prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered]]] = field(default_factory=dict)
     reported: set[str] = field(default_factory=set)
     errors: int = 0
 
     # -- helpers -----------------------------------------------------------------------
+    @property
+    def root(self) -> Path:
+        return self.project.root if self.project else Path.cwd()
+
+    @property
+    def base(self) -> str:
+        return self.project.base if self.project else "/"
+
     def display(self, path: Path | str) -> str:
-        try:
-            return Path(os.path.abspath(path)).relative_to(os.path.abspath(self.root)).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
+        return self.project.display(path) if self.project else Path(path).as_posix()
 
     def report(self, diagnostics: list[Diagnostic]) -> None:
         for d in diagnostics:
@@ -87,16 +111,8 @@ class BuildState:
     # -- events ------------------------------------------------------------------------
     def start(self, config: Any) -> None:
         self.__init__()  # type: ignore[misc]
-        self.root = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
-        self.base = base_path(config.site_url)
-        self.docs_display = self.display(self.docs_dir)
-        if config.repo_url and config.edit_uri is not None:
-            edit_uri = config.edit_uri if config.edit_uri.endswith("/") else config.edit_uri + "/"
-            self.edit_base = urljoin(
-                config.repo_url if config.repo_url.endswith("/") else config.repo_url + "/", edit_uri
-            )
-        self.docs_dir = Path(config.docs_dir)
-        self.library = SnippetLibrary(self.docs_dir / THEORY_DIR, self.root)
+        self.project = project = Project.from_config(config)
+        self.library = SnippetLibrary(project.theory_dir, project.root)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
         if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
             missing.append("pymdownx.tabbed with alternate_style: true")
@@ -117,15 +133,15 @@ class BuildState:
                 self.report([problem])
                 files.remove(file)
         pages = {f.src_uri for f in files.documentation_pages()}
-        if any("<TechniqueMatrix" in f.content_string for f in files.documentation_pages()):
-            assert self.library is not None
-            self.scenario_pages = scan_scenario_pages(
-                [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()],
-                self.library,
-            )
+        assert self.library is not None
+        self.scenario_pages = scenario_index(
+            [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()],
+            self.library,
+        )
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
-        path = self.root / REDIRECTS_FILE
+        assert self.project is not None
+        path = self.project.redirects_file
         if path.is_file():
             self.redirects, problems = load_redirects(path.read_text(encoding="utf-8"), self.display(path), pages)
             taken = {f.dest_uri for f in files}
@@ -144,6 +160,7 @@ class BuildState:
                 t for m in self.redirects.anchors.values() for t in m.values()
             ]
             self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
+        self.prerender(files)
         return files
 
     def _unreadable(self, file: Any) -> Diagnostic | None:
@@ -179,18 +196,22 @@ class BuildState:
 
     def snippet_edit_url(self, snippet: Snippet) -> str | None:
         """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
-        if not self.edit_base:
+        edit_base = self.project.edit_base if self.project else None
+        if not edit_base or self.project is None:
             return None
-        return self.edit_base + Path(snippet.path).relative_to(self.docs_display).as_posix()
+        return edit_base + self.project.docs_path(self.project.root / snippet.path)
 
-    def page_markdown(self, markdown: str, page: Any) -> str:
+    def render_page(
+        self, src_uri: str, display: str, source: str, markdown: str, meta: dict
+    ) -> tuple[list[Diagnostic], Rendered]:
+        """A page's Markdown (as MkDocs hands it over, front matter parsed into ``meta``) through theory
+        expansion and the dialect: the front matter problems, and the result."""
         assert self.library is not None
-        source = page.file.content_string.replace("\r\n", "\n")
-        display = self.display(page.file.abs_src_path)
+        source = source.replace("\r\n", "\n")
         # MkDocs drops front matter it cannot parse without a word; parse again only then, to say why.
-        front = split_front_matter(source) if source.startswith("---") and not page.meta else None
+        front = split_front_matter(source) if source.startswith("---") and not meta else None
         scenario, problems = page_scenario(
-            source, page.meta, front.error if front else None, front.error_line if front else 1, display
+            source, meta, front.error if front else None, front.error_line if front else 1, display
         )
         rendered = render_body(
             markdown,
@@ -200,10 +221,47 @@ class BuildState:
             scenario,
             body_offset(source, markdown),
             source,
-            generated_components(markdown, self.library, self.scenario_pages, page.file.src_uri),
+            generated_components(markdown, self.library, self.scenario_pages, src_uri),
             self.snippet_edit_url,
         )
+        return problems, rendered
+
+    def prerender(self, files: Any) -> None:
+        """Every page rendered ahead, in forked workers (MkDocs renders pages one by one on one core).
+
+        page_markdown uses the result when MkDocs hands over the same Markdown; pages with a component
+        generated from every page (<TechniqueMatrix/>) are left to page_markdown.
+        """
+        global _RENDERING
+        pages = []
+        for file in files.documentation_pages():
+            source = file.content_string
+            if "<TechniqueMatrix" in source:
+                continue
+            markdown, meta = get_data(source)
+            pages.append((file.src_uri, self.display(file.abs_src_path), source, markdown, meta))
+        _RENDERING = self
+        try:
+            done = fork_map(_render_chunk, pages)
+        finally:
+            _RENDERING = None
+        self.prerendered = {page[0]: (page[3], result) for page, result in zip(pages, done)}
+
+    def page_markdown(self, markdown: str, page: Any) -> str:
+        ahead = self.prerendered.pop(page.file.src_uri, None)
+        display = self.display(page.file.abs_src_path)
+        if ahead is not None and ahead[0] == markdown:
+            problems, rendered = ahead[1]
+        else:
+            problems, rendered = self.render_page(
+                page.file.src_uri, display, page.file.content_string, markdown, page.meta
+            )
         self.report(problems + rendered.diagnostics)
+        self.markdown[page.file.src_uri] = PageMarkdown(
+            rendered.text,
+            rendered.source_map,
+            {(d.location.path, d.location.line, d.code) for d in problems + rendered.diagnostics},
+        )
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
             listing = "\n\n".join(f"- `{d.location}`: {d.message}" for d in errors)
@@ -212,13 +270,23 @@ class BuildState:
         self.inclusions[page.file.src_uri] = rendered.inclusions
         dest = page.file.dest_uri
         self.link_map.sources[dest] = display
-        for target, link in link_targets(
-            page.file.src_uri, dest, markdown_links(rendered.text, rendered.source_map), self.dest_of, self.base
-        ):
+        for target, link in link_targets(page.file.src_uri, dest, rendered.links, self.dest_of, self.base):
             self.link_map.add(dest, target, link)
         for name in rendered.snippets_used:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         return rendered.text
+
+    def page_content(self, html: str, page: Any) -> str:
+        """The page's HTML through the allowlist; each removal the Markdown side missed is reported."""
+        cleaned, findings = clean_page(html)
+        if findings:
+            markdown = self.markdown.get(page.file.src_uri)
+            located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
+            new = [d for d in located if not markdown or _key(d) not in markdown.reported]
+            self.report(new)
+            if new:  # under mkdocs serve the author sees them on the page, as with the Markdown-side errors
+                return error_box(new) + cleaned
+        return cleaned
 
     def post_page(self, output: str, page: Any) -> None:
         if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
@@ -226,8 +294,9 @@ class BuildState:
         self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
 
     def post_build(self, config: Any) -> None:
+        assert self.project is not None
         site = Path(config.site_dir)
-        path = self.display(self.root / REDIRECTS_FILE)
+        path = self.display(self.project.redirects_file)
         self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
         files = redirect_pages(self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p))
         for rel, content in files.items():
@@ -255,7 +324,73 @@ class BuildState:
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
 
     def watch_paths(self) -> list[str]:
-        return [os.fspath(self.root / REDIRECTS_FILE)]
+        return [os.fspath(self.project.redirects_file)] if self.project else []
+
+
+def _key(d: Diagnostic) -> tuple[str, int, str]:
+    return (d.location.path, d.location.line, d.code)
+
+
+def locate_findings(findings: list[Finding], markdown: PageMarkdown | None, page_path: str) -> list[Diagnostic]:
+    """Each sanitiser finding at the Markdown line that most likely wrote it.
+
+    HTML carries no line numbers, so the construct is searched for in the Markdown the page
+    rendered from (after theory expansion, so the source map leads into snippets): for a URL its
+    scheme (``javascript:``, as a Markdown link writes it), then the attribute name (``onclick``,
+    as raw HTML or an attr_list writes it) or the tag (``<iframe``). Findings come in document
+    order, so each search starts at the line of the previous one, and each occurrence in the
+    Markdown explains one finding at most. A construct not found there is reported at the page's
+    first line.
+    """
+    diagnostics = []
+    lines = [line.lower() for line in markdown.text.split("\n")] if markdown else []
+    used: set[tuple[int, int]] = set()
+    cursor = 0
+    for finding in findings:
+        found = _search(lines, finding, cursor, used)
+        if found is None or markdown is None:
+            location = Location(page_path, 1)
+        else:
+            used.add(found)
+            cursor, col = found
+            location = markdown.source_map.at(cursor, col + 1)
+        diagnostics.append(Diagnostic(location, finding.message, finding.code, hint="removed from the page"))
+    return diagnostics
+
+
+def _search(lines: list[str], finding: Finding, start: int, used: set[tuple[int, int]]) -> tuple[int, int] | None:
+    needles = [finding.construct.lower()]
+    if finding.code == "unsafe-url" and finding.scheme:
+        needles.insert(0, finding.scheme + ":")
+    for needle in needles:
+        for index in [*range(start, len(lines)), *range(start)]:
+            for col in _construct_columns(lines[index], needle):
+                if (index, col) not in used:
+                    return index, col
+    return None
+
+
+def _construct_columns(line: str, needle: str) -> Iterator[int]:
+    """Columns where ``needle`` starts a construct: a tag, an attribute name or a URL scheme."""
+    at = line.find(needle)
+    while at >= 0:
+        before = line[at - 1] if at else " "
+        after = line[at + len(needle)] if at + len(needle) < len(line) else " "
+        starts = needle.startswith("<") or not (before.isalnum() or before in "-_:")
+        ends = needle.endswith(":") or not (after.isalnum() or after in "-_:")
+        if starts and ends:
+            yield at
+        at = line.find(needle, at + 1)
+
+
+def error_box(diagnostics: list[Diagnostic]) -> str:
+    """The red "Build error" admonition, as HTML, for problems found after the Markdown was rendered."""
+    items = "".join(f"<li><code>{escape(str(d.location))}</code>: {escape(d.message)}</li>" for d in diagnostics)
+    count = f"{len(diagnostics)} problem{'s' if len(diagnostics) > 1 else ''}"
+    return (
+        f'<div class="admonition failure"><p class="admonition-title">Build error: {count} removed from this page'
+        f"</p><ul>{items}</ul></div>\n"
+    )
 
 
 def _is_redirect_page(path: Path) -> bool:

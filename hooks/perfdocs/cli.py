@@ -21,32 +21,31 @@ from . import history
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
-from .matrix import generated_components, scan_scenario_pages
+from .matrix import generated_components
 from .pipeline import Rendered, render_source, sort_key
+from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
-from .theory import THEORY_DIR, SnippetLibrary
+from .theory import Inclusion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
-THEORY_SUBDIR = Path(THEORY_DIR)
 
 
 class UsageError(Exception):
     pass
 
 
-def _project(root: str) -> tuple[Path, Path]:
-    base = Path(root).resolve()
-    docs = base / "docs"
-    if not (base / "mkdocs.yml").is_file() or not docs.is_dir():
-        raise UsageError(f"{root}: not a perfdocs project (needs mkdocs.yml and docs/)")
-    return base, docs
-
-
-def _display(path: Path, root: Path) -> str:
+def _project(args: argparse.Namespace) -> Project:
     try:
-        return path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
+        return Project.load(_config_arg(args))
+    except ProjectError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _config_arg(args: argparse.Namespace) -> str | None:
+    """-f/--config-file, or --root DIR (DIR/mkdocs.yml), or None for mkdocs.yml in the working directory."""
+    if args.config_file:
+        return str(args.config_file)
+    return str(args.root) if args.root else None
 
 
 def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
@@ -58,9 +57,9 @@ def _read(path: Path, shown: str) -> tuple[str | None, list[Diagnostic]]:
         ]
 
 
-def _pages(docs: Path, paths: Sequence[str]) -> list[Path]:
+def _pages(project: Project, paths: Sequence[str]) -> list[Path]:
     if not paths:
-        return sorted(p for p in docs.rglob("*.md") if THEORY_SUBDIR not in p.relative_to(docs).parents)
+        return project.pages()
     found = []
     for raw in paths:
         path = Path(raw)
@@ -73,46 +72,40 @@ def _pages(docs: Path, paths: Sequence[str]) -> list[Path]:
 class _Site:
     """Every page of the docs, read once, with what generated components need."""
 
-    def __init__(self, root: Path, docs: Path):
-        self.root, self.docs = root, docs
-        self.library = SnippetLibrary(docs / THEORY_SUBDIR, root)
+    def __init__(self, project: Project):
+        self.project = project
+        self.library = SnippetLibrary(project.theory_dir, project.root)
         self.sources: dict[Path, tuple[str | None, list[Diagnostic]]] = {}
-        self._scenarios: dict | None = None
+        self._scenarios: dict[str, tuple[str, list[Inclusion]]] | None = None
 
     def read(self, path: Path) -> tuple[str | None, list[Diagnostic]]:
         if path not in self.sources:
-            self.sources[path] = _read(path, _display(path, self.root))
+            self.sources[path] = _read(path, self.project.display(path))
         return self.sources[path]
 
     def render(self, path: Path) -> tuple[Rendered | None, list[Diagnostic]]:
         source, problems = self.read(path)
         if source is None:
             return None, problems
-        shown = _display(path, self.root)
+        shown = self.project.display(path)
         generated = {}
         if "<TechniqueMatrix" in source:
             if self._scenarios is None:
                 items = [
-                    (p.relative_to(self.docs).as_posix(), _display(p, self.root), s)
-                    for p in _pages(self.docs, [])
+                    (self.project.docs_path(p), self.project.display(p), s)
+                    for p in self.project.pages()
                     for s in [self.read(p)[0]]
                     if s is not None
                 ]
-                self._scenarios = scan_scenario_pages(items, self.library)
-            docs_path = (
-                path.resolve().relative_to(self.docs).as_posix()
-                if path.resolve().is_relative_to(self.docs)
-                else path.name
-            )
-            generated = generated_components(source, self.library, self._scenarios, docs_path)
-        rendered = render_source(source, shown, self.library, self.root, generated)
+                self._scenarios = scenario_index(items, self.library)
+            generated = generated_components(source, self.library, self._scenarios, self.project.docs_path(path))
+        rendered = render_source(source, shown, self.library, self.project.root, generated)
         return rendered, problems + rendered.diagnostics
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    root, docs = _project(args.root)
-    site = _Site(root, docs)
-    path = _pages(docs, [args.page])[0]
+    site = _Site(_project(args))
+    path = _pages(site.project, [args.page])[0]
     rendered, problems = site.render(path)
     if rendered is not None:
         sys.stdout.write(rendered.text + "\n")
@@ -122,10 +115,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    root, docs = _project(args.root)
-    site = _Site(root, docs)
+    site = _Site(_project(args))
     problems: list[Diagnostic] = []
-    pages = _pages(docs, args.paths)
+    pages = _pages(site.project, args.paths)
     for path in pages:
         problems += site.render(path)[1]
     unique = sorted(set(problems), key=sort_key)
@@ -137,12 +129,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_redirects(args: argparse.Namespace) -> int:
-    root, docs = _project(args.root)
-    path = root / "redirects.yml"
+    project = _project(args)
+    path = project.redirects_file
     if not path.is_file():
-        raise UsageError(f"{_display(path, root)}: not found")
-    pages = {p.relative_to(docs).as_posix() for p in _pages(docs, [])}
-    rmap, problems = load_redirects(path.read_text(encoding="utf-8"), _display(path, root), pages)
+        raise UsageError(f"{project.display(path)}: not found")
+    pages = {project.docs_path(p) for p in project.pages()}
+    rmap, problems = load_redirects(path.read_text(encoding="utf-8"), project.display(path), pages)
     for d in problems:
         print(d, file=sys.stderr)
     for old, target in sorted(rmap.pages.items()):
@@ -152,27 +144,7 @@ def cmd_redirects(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(problems) else EXIT_OK
 
 
-def _site_url(root: Path, given: str | None) -> str | None:
-    if given is not None:
-        return given
-    config = root / "mkdocs.yml"
-    if not config.is_file():
-        return None
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !ENV, !!python/name: not needed here
-    try:
-        data = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader) or {}
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{config}: not valid YAML: {exc}") from exc
-    value = data.get("site_url") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None
-
-
-def _link_config(root: Path) -> dict:
-    pyproject = root / "pyproject.toml"
+def _link_config(pyproject: Path) -> dict:
     if not pyproject.is_file():
         return {}
     try:
@@ -189,8 +161,9 @@ def cmd_check_links(args: argparse.Namespace) -> int:
     site = Path(args.site)
     if not (site / "index.html").is_file() and not any(site.glob("**/*.html")):
         raise UsageError(f"{args.site}: not a built site (no HTML files); run mkdocs build first")
-    root = Path(args.root).resolve()
-    base = base_path(_site_url(root, args.site_url))
+    project = _optional_project(args) if args.site_url is not None else _project(args)
+    base = base_path(args.site_url) if args.site_url is not None or project is None else project.base
+    root = project.root if project else Path.cwd()
     started = time.perf_counter()
     report = check_site(site, base, args.jobs)
     link_map = None
@@ -205,7 +178,8 @@ def cmd_check_links(args: argparse.Namespace) -> int:
     if args.external:
         from .external import check_external
 
-        config = _external_config(_link_config(root), root)
+        pyproject = root / "pyproject.toml"
+        config = _external_config(_link_config(pyproject), project.display(pyproject) if project else str(pyproject))
         cache = root / ".cache" / "perfdocs" / "external.json"
         try:
             results = check_external(
@@ -226,11 +200,24 @@ def cmd_check_links(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def _external_config(section: dict[str, Any], root: Path) -> ExternalConfig:
+def _optional_project(args: argparse.Namespace) -> Project | None:
+    """The project when a configuration was given or is in the working directory; None when there is none."""
+    given = _config_arg(args)
+    try:
+        return Project.load(given)
+    except MissingConfig as exc:
+        if given is not None:
+            raise UsageError(str(exc)) from exc
+        return None
+    except ProjectError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _external_config(section: dict[str, Any], shown: str) -> ExternalConfig:
     """[tool.perfdocs.check-links] of pyproject.toml as an ExternalConfig; every mistake is a usage error."""
     fields = {f.name: f for f in dataclasses.fields(ExternalConfig)}
     values: dict[str, Any] = {}
-    where = f"{_display(root / 'pyproject.toml', root)} [tool.perfdocs.check-links]"
+    where = f"{shown} [tool.perfdocs.check-links]"
     for key, value in section.items():
         name = key.replace("-", "_")
         if name not in fields:
@@ -284,14 +271,15 @@ def _emit(problems: list[Diagnostic], fmt: str) -> None:
 
 
 def cmd_check_redirects(args: argparse.Namespace) -> int:
-    root, docs = _project(args.root)
     site = Path(args.site)
     if not site.is_dir():
         raise UsageError(f"{args.site}: no built site; run mkdocs build first")
+    project = _project(args)
+    root, docs = project.root, _docs_prefix(project)
     try:
-        old_pages = [p for p in history.files_at(root, args.base) if history.is_page(p)]
-        old_redirects = history.show(root, args.base, "redirects.yml")
-        renames = history.renames_since(root, args.base)
+        old_pages = [p for p in history.files_at(root, args.base, docs) if history.is_page(p, docs)]
+        old_redirects = history.show(root, args.base, project.display(project.redirects_file))
+        renames = history.renames_since(root, args.base, docs)
     except history.GitError as exc:
         raise UsageError(str(exc)) from exc
     old_keys: list[str] = []
@@ -309,9 +297,9 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
     def resolves(url: str) -> bool:
         return file_for(url, files, dirs) is not None or f"{url.rstrip('/')}.html" in files
 
-    current_pages = sorted(p.relative_to(docs).as_posix() for p in _pages(docs, []))
-    missing = history.missing_urls(old_pages, old_keys, resolves, current_pages, renames)
-    redirects_file = root / "redirects.yml"
+    current_pages = sorted(project.docs_path(p) for p in project.pages())
+    missing = history.missing_urls(old_pages, old_keys, resolves, current_pages, renames, docs)
+    redirects_file = project.redirects_file
     relive = (
         history.relive_problems(redirects_file.read_text(encoding="utf-8"), set(current_pages))
         if redirects_file.is_file()
@@ -322,7 +310,7 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
     for m in missing:  # located where the new entries go
         print(
             Diagnostic(
-                Location(_display(redirects_file, root), add_at),
+                Location(project.display(redirects_file), add_at),
                 f"/{m.url} existed at {args.base} ({m.origin}) and no longer resolves",
                 "missing-redirect",
                 hint="add the line below under 'redirects:'",
@@ -342,17 +330,17 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
 
 
 def cmd_affected(args: argparse.Namespace) -> int:
-    root, docs = _project(args.root)
+    project = _project(args)
     try:
-        changed = history.changed_files(root, args.base)
+        changed = history.changed_files(project.root, args.base)
     except history.GitError as exc:
         raise UsageError(str(exc)) from exc
-    site = _Site(root, docs)
+    site = _Site(project)
     snippets_of = {}
-    for path in _pages(docs, []):
+    for path in project.pages():
         rendered, _ = site.render(path)
-        snippets_of[_display(path, root)] = rendered.snippets_used if rendered else set()
-    affected = history.affected_pages(changed, snippets_of, snippets_of)
+        snippets_of[project.display(path)] = rendered.snippets_used if rendered else set()
+    affected = history.affected_pages(changed, snippets_of, snippets_of, project.site_wide(), _docs_prefix(project))
     if args.format == "json":
         print(json.dumps({"base": args.base, "changed": changed, "affected": affected}, indent=2))
     elif args.format == "markdown":
@@ -370,9 +358,16 @@ def cmd_affected(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _docs_prefix(project: Project) -> str:
+    return project.display(project.docs_dir).rstrip("/") + "/"
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="perfdocs", description=__doc__.splitlines()[0])
-    ap.add_argument("--root", default=".", help="project directory holding mkdocs.yml (default: .)")
+    ap.add_argument(
+        "-f", "--config-file", metavar="FILE", help="the MkDocs configuration file (default: mkdocs.yml here)"
+    )
+    ap.add_argument("--root", metavar="DIR", help="the project directory: same as -f DIR/mkdocs.yml")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("render", help="print a page as Material Markdown after theory expansion and conversion")
     p.add_argument("page", help="path of a .md page")
@@ -386,7 +381,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("site", help="the built site directory (mkdocs build -d SITE)")
     p.add_argument("--format", choices=("text", "json", "github"), default="text")
     p.add_argument("--external", action="store_true", help="also check http(s) links (cached, rate-limited)")
-    p.add_argument("--site-url", help="the site's URL (default: site_url of mkdocs.yml in --root)")
+    p.add_argument("--site-url", help="the site's URL (default: site_url of the configuration)")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
     p.set_defaults(func=cmd_check_links)
     p = sub.add_parser("check-redirects", help="every page URL at git ref BASE must still resolve in the build")

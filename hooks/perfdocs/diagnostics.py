@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
+from pathlib import Path
 from typing import Literal
 
 Level = Literal["error", "warning"]
@@ -70,6 +72,21 @@ class SourceMap:
 
     def __len__(self) -> int:
         return len(self.origins)
+
+
+def display_path(path: Path | str, root: Path) -> str:
+    """How a Location names a file: relative to the project ``root`` with forward slashes (symlinks in either
+    resolved when that is what makes it relative); absolute when the file is outside the root."""
+    absolute = os.path.abspath(path)
+    for base in (str(root), os.path.realpath(root)):
+        try:
+            return Path(absolute).relative_to(base).as_posix()
+        except ValueError:
+            continue
+    try:
+        return Path(os.path.realpath(absolute)).relative_to(os.path.realpath(root)).as_posix()
+    except ValueError:
+        return Path(absolute).as_posix()
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

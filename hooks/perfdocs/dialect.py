@@ -3,6 +3,12 @@
 ``convert(text, source_map, root)`` is pure: it returns the converted text, a source map of the
 output (one Location per output line) and the diagnostics found. It never logs and never raises
 on bad input.
+
+The structure comes from CommonMark (``perfdocs.markdown``): a text is read as a sequence of
+top-level blocks; blockquotes and list items are containers whose content is converted as a text of
+its own, then re-prefixed (lists with Python-Markdown's 4-space continuation, so a page keeps the
+list structure CommonMark gives it); a component's body, dedented, is converted the same way.
+Code (fenced, indented, code spans) and HTML comments are never read as components.
 """
 
 from __future__ import annotations
@@ -12,27 +18,22 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
+from . import markdown as md
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
-from .text import (
-    CUSTOM_ID_RE,
-    HEADING_RE,
-    VALID_ID_RE,
-    code_line_mask,
-    mask_code_spans,
-)
+from .html import locate, parse_page
+from .sanitize import URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
 
-TAG_RE = re.compile(
-    r"""<(?P<close>/)?(?P<name>[A-Za-z][\w-]*)"""
-    r"""(?P<attrs>(?:\s(?:[^<>"'{}/]|/(?!>)|"[^"]*"|'[^']*'|\{[^{}]*\})*)?)(?P<self>/)?>"""
-)
 ATTR_RE = re.compile(
-    r"""\s*(?P<name>[A-Za-z_][\w-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}))?\s*"""
+    r"""\s*(?P<name>[A-Za-z_:][\w.:-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}"""
+    r"""|(?P<uq>[^\s"'=<>`{}]+)))?\s*"""
 )
-ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
-QUOTE_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]?(?P<rest>.*)$")
-YOUTUBE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{11}$")
-YOUTUBE_EMBED = 'src="https://www.youtube-nocookie.com/embed/'
+ALERT_RE = re.compile(r"^[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
+ATTR_ID_RE = re.compile(r"\{[ \t]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$")  # attr_list's '{ #id }' ending a heading
+CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
+VALID_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
+LANGUAGE_RE = re.compile(r"[\w+#.-]*")
 
 FRAMEWORK_LABELS = {"pt": "PyTorch", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}
 ALERTS = {
@@ -67,42 +68,50 @@ PARENTS = {
     "flax": "frameworkcontent",
 }
 EXPANDED_EARLIER = {"Theory", "Only"}
-FORBIDDEN_HTML = {"script", "style", "iframe", "object", "embed", "form", "base", "meta"}
-EVENT_ATTR_RE = re.compile(r"""\s(on[a-z]+)\s*=""", re.I)
-URL_ATTR_RE = re.compile(
-    r"""\s(?:href|src|action|formaction|xlink:href|poster)\s*=\s*["']?\s*([a-z][a-z0-9+.-]*):""", re.I
-)
-MD_LINK_SCHEME_RE = re.compile(r"\]\(\s*<?\s*([a-z][a-z0-9+.-]*):", re.I)
-UNSAFE_SCHEMES = {"javascript", "vbscript", "data", "file"}
-HTML_ELEMENTS = frozenset(
-    """
-a abbr address area article aside audio b bdi bdo blockquote br button canvas caption center cite code
-col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font
-footer form h1 h2 h3 h4 h5 h6 header hr i iframe img input ins kbd label legend li link main map mark
-meta meter nav noscript object ol optgroup option output p param picture pre progress q rp rt ruby s samp
-section select small source span strike strong sub summary sup svg path g circle rect line polyline polygon
-table tbody td template textarea tfoot th thead time tr track tt u ul var video wbr
-""".split()
-)
 LITERALINCLUDE_KEYS = {"path", "language", "start-after", "end-before", "dedent"}
+SEPARATED = {"bullet_list", "ordered_list", "blockquote", "fence", "heading", "hr"}
+INLINE_BLOCKS = {"paragraph", "heading", "lheading", "table", "mdx_line"}
 
 
-@dataclass
-class Text:
+class Line(NamedTuple):
+    """A line of the text being converted: its text, its input line and the columns stripped before it."""
+
+    text: str
+    src: int
+    col0: int = 0
+
+
+class Out(NamedTuple):
+    """A line of output: its text, the input line it came from, and whether it is code."""
+
     text: str
     src: int
     code: bool = False
+
+
+Pos = tuple[int, int]  # (line index in the region, character offset in that line)
+
+
+@dataclass
+class Piece:
+    """Text between component tags on the lines that hold tags."""
+
+    start: Pos
+    end: Pos
 
 
 @dataclass
 class Node:
     name: str
     attrs: dict[str, tuple[str, str]]
-    src: int
-    col: int
-    indent: str
-    children: list[Text | Node] = field(default_factory=list)
+    line: int  # region line of the opening tag
+    col: int  # 1-based source column of the opening tag
+    body_start: Pos
+    body_end: Pos | None = None
+    children: list[Node | Piece | md.Block] = field(default_factory=list)
     closed: bool = False
+    message: str = ""  # for "#error" nodes: what the error box says
+    where: Location = Location("<unknown>", 0)  # the opening tag in the source
 
 
 @dataclass
@@ -110,6 +119,8 @@ class Converted:
     text: str
     source_map: SourceMap
     diagnostics: list[Diagnostic]
+    links: list[tuple[str, Location]] = field(default_factory=list)  # every link as written, where it was
+    ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
 
 
 def error_block(message: str, indent: str = "", title: str = "Build error") -> list[str]:
@@ -118,214 +129,248 @@ def error_block(message: str, indent: str = "", title: str = "Build error") -> l
     return ["", f'{indent}!!! failure "{title}"', "", *body, ""]
 
 
+def _indent(lines: list[Out], prefix: str) -> list[Out]:
+    return [Out(prefix + o.text if o.text else "", o.src, o.code) for o in lines]
+
+
+def _slice(lines: list[Line], start: Pos, end: Pos) -> list[Line]:
+    """The text between two positions, as lines (the first one may start mid-line)."""
+    (l0, c0), (l1, c1) = start, end
+    if l0 == l1:
+        return [Line(lines[l0].text[c0:c1], lines[l0].src, lines[l0].col0 + c0)]
+    out = [Line(lines[l0].text[c0:], lines[l0].src, lines[l0].col0 + c0)]
+    out += lines[l0 + 1 : l1]
+    out.append(Line(lines[l1].text[:c1], lines[l1].src, lines[l1].col0))
+    return out
+
+
 class _Converter:
-    def __init__(
-        self, lines: list[str], smap: SourceMap, root: Path | None, generated: dict[str, list[str]] | None = None
-    ):
+    def __init__(self, smap: SourceMap, root: Path | None, generated: dict[str, list[str]] | None = None):
         self.generated = generated or {}
         self.smap = smap
         self.root = root
         self.diagnostics: list[Diagnostic] = []
-        self.out: list[str] = []
-        self.out_src: list[int] = []
-        self.reported_open: dict[str, int] = {}  # unknown or forbidden tags already reported: name -> count
+        self._bad_ids: set[tuple[int, int]] = set()
+        self._reported_open: set[Location] = set()
+        self.links: dict[tuple[str, Location], None] = {}
+        self.ids: dict[tuple[str, Location], None] = {}
 
     # -- diagnostics -------------------------------------------------------------------
-    def error(self, src: int, col: int, message: str, code: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(self.smap.at(src, col), message, code, hint=hint))
+    def error(self, line: Line, offset: int, message: str, code: str, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(self.location(line, offset), message, code, hint=hint))
 
-    def location(self, src: int, col: int = 1) -> Location:
-        return self.smap.at(src, col)
+    def location(self, line: Line, offset: int = 0) -> Location:
+        return self.smap.at(line.src, line.col0 + offset + 1)
 
-    # -- parsing -----------------------------------------------------------------------
-    def parse(self, lines: list[tuple[str, int]]) -> list[Text | Node]:
-        """Tree of components over ``lines`` (text, input line index)."""
-        root = Node("#root", {}, 0, 1, "")
-        stack: list[Node] = [root]
-        code = code_line_mask([t for t, _ in lines])
-        in_comment = False
-        i = 0
-        while i < len(lines):
-            text, src = lines[i]
-            if code[i]:
-                stack[-1].children.append(Text(text, src, code=True))
-                i += 1
-                continue
-            if in_comment or "<!--" in text:
-                in_comment = self._comment_state(text, in_comment)
-                stack[-1].children.append(Text(text, src))
-                i += 1
-                continue
-            alert = ALERT_RE.match(text)
-            if alert:
-                i = self._parse_alert(lines, i, alert, stack[-1])
-                continue
-            self._parse_line(text, src, stack)
-            i += 1
+    # -- a text: blocks, then the components among them ----------------------------------
+    def convert(self, lines: list[Line], within: str = "#root", blocks: list[md.Block] | None = None) -> list[Out]:
+        return self.render(self.tree(lines, within, blocks), lines)
+
+    def tree(
+        self, lines: list[Line], within: str = "#root", blocks: list[md.Block] | None = None
+    ) -> list[Node | Piece | md.Block]:
+        """The blocks and components of ``lines``, the body of a ``within`` component.
+
+        ``blocks`` are the lines' blocks when the page's parse already has them (a list item's content).
+        """
+        if blocks is None:
+            blocks = md.blocks("\n".join(line.text for line in lines), len(lines))
+        root = Node(within, {}, 0, 1, (0, 0))
+        stack = [root]
+        for block in blocks:
+            if block.kind in INLINE_BLOCKS:
+                self._inline_block(block, lines, stack)
+            elif block.kind == "html_block":
+                self._check_html(lines, block.start, block.end)
+                stack[-1].children.append(block)
+            else:
+                stack[-1].children.append(block)
+        end = (len(lines) - 1, len(lines[-1].text)) if lines else (0, 0)
         for node in reversed(stack[1:]):
+            node.body_end = end
+            if node.where in self._reported_open:
+                continue  # the body of a component closed too early: its cause is already reported
+            self._reported_open.add(node.where)
             self.error(
-                node.src,
-                node.col,
+                lines[node.line],
+                node.col - 1 - lines[node.line].col0,
                 f"<{node.name}> opened here is never closed",
                 "unclosed-component",
                 f"add </{node.name}>",
             )
         return root.children
 
-    @staticmethod
-    def _comment_state(text: str, in_comment: bool) -> bool:
-        pos = 0
-        while True:
-            if in_comment:
-                end = text.find("-->", pos)
-                if end < 0:
-                    return True
-                in_comment, pos = False, end + 3
-            else:
-                start = text.find("<!--", pos)
-                if start < 0:
-                    return False
-                in_comment, pos = True, start + 4
+    def _inline_block(self, block: md.Block, lines: list[Line], stack: list[Node]) -> None:
+        region = lines[block.start : block.end]
+        raw = "\n".join(line.text for line in region)
+        if "<" not in raw and "](" not in raw and "]:" not in raw:  # no tag, raw HTML, link or definition
+            stack[-1].children.append(block)
+            return
+        found = md.scan_inline(raw)
+        starts = _line_starts(raw)
 
-    def _parse_alert(self, lines: list[tuple[str, int]], i: int, alert: re.Match[str], parent: Node) -> int:
-        kind = alert.group("kind").upper()
-        src = lines[i][1]
-        if kind not in ALERTS or alert.group("kind") != kind:
-            self.error(
-                src,
-                len(alert.group("indent")) + 1,
-                f"unknown alert type [!{alert.group('kind')}]",
-                "unknown-alert",
-                did_you_mean(kind, ALERTS) or f"use one of {', '.join(ALERTS)}",
-            )
-        node = Node("#alert", {"kind": ("str", kind)}, src, 1, alert.group("indent"), closed=True)
-        body: list[tuple[str, int]] = []
-        j = i + 1
-        while j < len(lines):
-            q = QUOTE_RE.match(lines[j][0])
-            if not q or q.group("indent") != alert.group("indent"):
-                break
-            body.append((q.group("rest"), lines[j][1]))
-            j += 1
-        node.children = self.parse(body)
-        parent.children.append(node)
-        return j
+        def pos(offset: int) -> Pos:
+            row = _row(starts, offset)
+            return block.start + row, offset - starts[row]
 
-    def _unsafe_urls(self, masked: str, src: int) -> None:
-        for m in MD_LINK_SCHEME_RE.finditer(masked):
-            if m.group(1).lower() in UNSAFE_SCHEMES:
+        # What a browser would parse: the block's text with code spans, autolinks and escapes blanked out
+        # (Python-Markdown passes more through as raw HTML than CommonMark calls a tag: '<img/onerror=...>').
+        masked = list(raw)
+        for a, b in [*found.literal, *((tag.start, tag.end) for tag in found.tags)]:
+            masked[a:b] = " " * (b - a)
+        if "<" in masked:  # raw HTML outside code: what the allowlist would remove, and its links and ids
+            self._check_fragment(lines, pos(0), "".join(masked))
+            self._html_links(lines, pos(0), "".join(masked))
+        for offset, href in found.links:
+            at = pos(_destination(raw, offset))
+            self.links[(href, self.location(lines[at[0]], at[1]))] = None
+            scheme = url_scheme(href)
+            if scheme is not None and scheme not in URL_SCHEMES:
+                at = pos(_destination(raw, offset))
                 self.error(
-                    src,
-                    m.start(1) + 1,
-                    f"link with the {m.group(1).lower()}: scheme is not allowed",
+                    lines[at[0]],
+                    at[1],
+                    f"link with the {scheme}: scheme is not allowed",
                     "unsafe-url",
                     "link to a page, a file in the repository or an https:// URL",
                 )
-
-    def _unsafe_html(self, tag: re.Match[str], src: int) -> None:
-        for m in EVENT_ATTR_RE.finditer(tag.group(0)):
+        self._unparsed_tags(raw, found, lines, pos)
+        if block.kind == "paragraph" and "]:" in raw:  # Python-Markdown also reads definitions inside paragraphs
+            for line in region[1:]:
+                if "]:" in line.text:
+                    self._reference_links([line])
+        if not found.tags:
+            stack[-1].children.append(block)
+            return
+        if block.kind not in ("paragraph", "mdx_line"):
+            tag = found.tags[0]
+            at = pos(tag.start)
             self.error(
-                src,
-                tag.start() + m.start(1) + 1,
-                f"event handler attribute '{m.group(1)}' is not allowed in pages",
-                "forbidden-html",
+                lines[at[0]],
+                at[1],
+                f"<{tag.name}> cannot be used inside a {'heading' if 'heading' in block.kind else 'table'}",
+                "misplaced-component",
+                "put the component on a line of its own",
             )
-        for m in URL_ATTR_RE.finditer(tag.group(0)):
-            if m.group(1).lower() in UNSAFE_SCHEMES:
+            stack[-1].children.append(block)
+            return
+        cursor = pos(0)
+        for tag in found.tags:
+            start, end = pos(tag.start), pos(tag.end)
+            if stack[-1].name != "literalinclude" or (tag.closing and tag.name == "literalinclude"):
+                self._piece(lines, cursor, start, stack)
+                self._tag(tag, start, end, lines, stack)
+                cursor = end
+        self._piece(lines, cursor, pos(len(raw)), stack)
+
+    def _piece(self, lines: list[Line], start: Pos, end: Pos, stack: list[Node]) -> None:
+        if any(line.text.strip() for line in _slice(lines, start, end)):
+            stack[-1].children.append(Piece(start, end))
+
+    def _unparsed_tags(self, raw: str, found: md.Inline, lines: list[Line], pos) -> None:  # type: ignore[no-untyped-def]
+        """'<Tip' in text that no parse read as a tag (``<Tip warning={ true }>``): loud, not literal."""
+        for m in re.finditer(r"</?([A-Za-z][\w-]*)", raw):
+            if any(a <= m.start() < b for a, b in found.opaque):
+                continue
+            name = m.group(1)
+            if name in COMPONENTS or name in EXPANDED_EARLIER:
+                at = pos(m.start())
                 self.error(
-                    src,
-                    tag.start() + m.start(1) + 1,
-                    f"URL with the {m.group(1).lower()}: scheme is not allowed",
-                    "unsafe-url",
+                    lines[at[0]],
+                    at[1],
+                    f"cannot read this <{name}> tag",
+                    "bad-attribute",
+                    'write attributes as name="value" or name={value}, with no spaces inside { }',
                 )
 
-    def _parse_line(self, text: str, src: int, stack: list[Node]) -> None:
-        masked = mask_code_spans(text)
-        if "](" in masked:
-            self._unsafe_urls(masked, src)
-        pos = 0
-        pieces: list[tuple[str, re.Match[str] | None]] = []
-        for m in TAG_RE.finditer(masked):
-            name = m.group("name")
-            if name.lower() == "iframe" and (m.group("close") or YOUTUBE_EMBED in m.group(0)):
-                self._unsafe_html(m, src)
-                continue  # what <Youtube> renders to: converting converted Markdown again changes nothing
-            if name.lower() in HTML_ELEMENTS and name not in COMPONENTS and name.lower() not in FORBIDDEN_HTML:
-                if not m.group("close"):
-                    self._unsafe_html(m, src)
-                continue
-            if stack[-1].name == "literalinclude" and not (m.group("close") and name == "literalinclude"):
-                continue
-            pieces.append((text[pos : m.start()], None))
-            pieces.append((text[m.start() : m.end()], m))
-            pos = m.end()
-        if not pieces:
-            stack[-1].children.append(Text(text, src))
-            return
-        pieces.append((text[pos:], None))
-        indent = text[: len(text) - len(text.lstrip())]
-        for piece, tag in pieces:
-            if tag is None:
-                if piece.strip():
-                    stack[-1].children.append(Text(piece if piece is pieces[0][0] else piece.strip(), src))
-                continue
-            self._tag(tag, src, indent, stack)
+    # -- raw HTML ------------------------------------------------------------------------
+    def _check_html(self, lines: list[Line], start: int, end: int) -> None:
+        fragment = "\n".join(line.text for line in lines[start:end])
+        self._check_fragment(lines, (start, 0), fragment)
+        self._html_links(lines, (start, 0), fragment)
 
-    def _tag(self, m: re.Match[str], src: int, indent: str, stack: list[Node]) -> None:
-        name, col = m.group("name"), m.start() + 1
-        if m.group("close"):
-            self._close(name, src, col, stack)
+    def _html_links(self, lines: list[Line], at: Pos, fragment: str) -> None:
+        page = parse_page(fragment)
+        for anchor in sorted(page.ids):
+            self.ids[(anchor, self.location(lines[at[0]], at[1]))] = None
+        for url in page.urls:
+            row, col = locate(fragment, url)
+            line = lines[at[0] + row - 1]
+            self.links[(url, self.location(line, col - 1 + (at[1] if row == 1 else 0)))] = None
+
+    def _reference_links(self, region: list[Line]) -> None:
+        env: dict = {}
+        md.MD.parse("\n".join(line.text for line in region), env)
+        for ref in env.get("references", {}).values():
+            href = str(ref.get("href", ""))
+            line = next((x for x in region if href in x.text), region[0])
+            self.links[(href, self.location(line, max(line.text.find(href), 0)))] = None
+
+    def _check_fragment(self, lines: list[Line], at: Pos, fragment: str) -> None:
+        starts = _line_starts(fragment)
+        for finding in unsafe_constructs(fragment):
+            if finding.construct == "markdown":
+                continue  # md_in_html's switch: Python-Markdown consumes it, it never reaches the page
+            row = _row(starts, finding.offset)
+            col = finding.offset - starts[row] + (at[1] if row == 0 else 0)
+            self.error(lines[at[0] + row], col, finding.message, finding.code)
+
+    # -- tags ------------------------------------------------------------------------------
+    def _tag(self, tag: md.Tag, start: Pos, end: Pos, lines: list[Line], stack: list[Node]) -> None:
+        line = lines[start[0]]
+        col = line.col0 + start[1] + 1
+        if tag.closing:
+            self._close(tag.name, line, start[1], start, stack)
             return
-        if name.lower() in FORBIDDEN_HTML:
-            self.error(src, col, f"raw <{name.lower()}> is not allowed in pages", "forbidden-html")
-            stack[-1].children.append(Node("#error", {}, src, col, indent))
-            if not m.group("self"):
-                self.reported_open[name.lower()] = self.reported_open.get(name.lower(), 0) + 1
-            return
-        if name in EXPANDED_EARLIER:
+        if tag.name in EXPANDED_EARLIER:
             self.error(
-                src,
-                col,
-                f"<{name}> must be expanded before the dialect conversion",
+                line,
+                start[1],
+                f"<{tag.name}> must be expanded before the dialect conversion",
                 "not-expanded",
                 "run the page through perfdocs.pipeline.render_page",
             )
             return
-        if name not in COMPONENTS:
+        if tag.name not in COMPONENTS:
             self.error(
-                src,
-                col,
-                f"unknown component <{name}>",
+                line,
+                start[1],
+                f"unknown component <{tag.name}>",
                 "unknown-component",
-                did_you_mean(name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
+                did_you_mean(tag.name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
                 or "write it as inline code (`<...>`) if it is meant literally",
             )
-            stack[-1].children.append(Node("#error", {}, src, col, indent))
-            if not m.group("self"):
-                self.reported_open[name] = self.reported_open.get(name, 0) + 1
+            node = Node("#error", {}, start[0], col, end, closed=True)
+            node.message = f"{self.location(line, start[1])}: unknown component <{tag.name}>"
+            stack[-1].children.append(node)
+            if not tag.self_closing:
+                stack.append(Node(f"#unknown:{tag.name}", {}, start[0], col, end, where=self.location(line, start[1])))
             return
-        attrs = self._attributes(name, m.group("attrs") or "", src, col)
-        parent_name = PARENTS.get(name)
-        if parent_name and stack[-1].name != parent_name:
-            self.error(src, col, f"<{name}> must be directly inside <{parent_name}>", "misplaced-component")
-        node = Node(name, attrs, src, col, indent)
+        attrs = self._attributes(tag.name, tag.attrs, line, start[1])
+        parent = PARENTS.get(tag.name)
+        if parent and stack[-1].name != parent:
+            self.error(line, start[1], f"<{tag.name}> must be directly inside <{parent}>", "misplaced-component")
+        node = Node(tag.name, attrs, start[0], col, end, where=self.location(line, start[1]))
         stack[-1].children.append(node)
-        if m.group("self"):
-            node.closed = True
-            if name not in VOID:
-                self.error(src, col, f"<{name}/> cannot be self-closing: it needs content", "empty-component")
+        if tag.self_closing:
+            node.closed, node.body_end = True, end
+            if tag.name not in VOID:
+                self.error(line, start[1], f"<{tag.name}/> cannot be self-closing: it needs content", "empty-component")
         else:
             stack.append(node)
 
-    def _close(self, name: str, src: int, col: int, stack: list[Node]) -> None:
-        if self.reported_open.get(name.lower() if name.lower() in FORBIDDEN_HTML else name):
-            self.reported_open[name.lower() if name.lower() in FORBIDDEN_HTML else name] -= 1
-            return  # the opening tag was already reported; its close adds nothing
+    def _close(self, name: str, line: Line, offset: int, at: Pos, stack: list[Node]) -> None:
+        unknown = f"#unknown:{name}"
+        if any(n.name == unknown for n in stack):
+            while stack[-1].name != unknown:
+                stack[-2].children.extend(stack.pop().children)
+            stack[-2].children.extend(stack.pop().children)  # an unknown tag's content stays where it was
+            return
         open_names = [n.name for n in stack[1:]]
         if name not in open_names:
             self.error(
-                src,
-                col,
+                line,
+                offset,
                 f"</{name}> closes nothing",
                 "unmatched-close",
                 f"innermost open component is <{stack[-1].name}>" if len(stack) > 1 else None,
@@ -333,24 +378,27 @@ class _Converter:
             return
         while stack[-1].name != name:
             inner = stack.pop()
+            inner.body_end = at
+            self._reported_open.add(inner.where)
             self.error(
-                src,
-                col,
-                f"</{name}> closes <{name}> but <{inner.name}> opened at line "
-                f"{self.location(inner.src).line} is still open",
+                line,
+                offset,
+                f"</{name}> closes <{name}> but <{inner.name.removeprefix('#unknown:')}> opened at line "
+                f"{inner.where.line} is still open",
                 "mismatched-close",
-                f"add </{inner.name}> before it",
+                f"add </{inner.name.removeprefix('#unknown:')}> before it",
             )
-        stack.pop().closed = True
+        node = stack.pop()
+        node.closed, node.body_end = True, at
 
-    def _attributes(self, name: str, raw: str, src: int, col: int) -> dict[str, tuple[str, str]]:
+    def _attributes(self, name: str, raw: str, line: Line, offset: int) -> dict[str, tuple[str, str]]:
         spec = COMPONENTS[name]
         attrs: dict[str, tuple[str, str]] = {}
         pos = 0
         while pos < len(raw):
             m = ATTR_RE.match(raw, pos)
             if not m or m.end() == pos:
-                self.error(src, col, f"cannot parse attributes of <{name}>: {raw.strip()!r}", "bad-attribute")
+                self.error(line, offset, f"cannot parse attributes of <{name}>: {raw.strip()!r}", "bad-attribute")
                 break
             pos = m.end()
             key = m.group("name")
@@ -358,14 +406,16 @@ class _Converter:
                 value = ("expr", m.group("expr").strip())
             elif m.group("dq") is not None or m.group("sq") is not None:
                 value = ("str", m.group("dq") if m.group("dq") is not None else m.group("sq"))
+            elif m.group("uq") is not None:
+                value = ("str", m.group("uq"))
             else:
                 value = ("expr", "true")
             kind = spec.get(key)
             if kind is None:
                 allowed = ", ".join(spec) or "none"
                 self.error(
-                    src,
-                    col,
+                    line,
+                    offset,
                     f"unknown attribute '{key}' on <{name}>",
                     "bad-attribute",
                     did_you_mean(key, spec) or f"allowed: {allowed}",
@@ -374,277 +424,485 @@ class _Converter:
             if kind == "bool" and value not in (("expr", "true"), ("expr", "false")):
                 shown = "{" + value[1] + "}" if value[0] == "expr" else f'"{value[1]}"'
                 self.error(
-                    src, col, f"attribute {key}={shown} on <{name}> must be {{true}} or {{false}}", "bad-attribute"
+                    line, offset, f"attribute {key}={shown} on <{name}> must be {{true}} or {{false}}", "bad-attribute"
                 )
                 continue
             if kind in ("str", "req") and value[0] != "str":
-                self.error(src, col, f"attribute {key} on <{name}> must be a quoted string", "bad-attribute")
+                self.error(line, offset, f"attribute {key} on <{name}> must be a quoted string", "bad-attribute")
                 continue
             attrs[key] = value
         for key, kind in spec.items():
             if kind == "req" and (key not in attrs or not attrs[key][1].strip()):
-                self.error(src, col, f'<{name}> needs a non-empty {key}="..." attribute', "missing-attribute")
+                self.error(line, offset, f'<{name}> needs a non-empty {key}="..." attribute', "missing-attribute")
         return attrs
 
     # -- rendering ---------------------------------------------------------------------
-    def emit(self, line: str, src: int) -> None:
-        self.out.append(line)
-        self.out_src.append(src)
-
-    def blank(self, src: int) -> None:
-        if self.out and self.out[-1].strip():
-            self.emit("", src)
-
-    def render(self, nodes: list[Text | Node], indent: str, dedent: int = 0) -> None:
-        for node in nodes:
-            if isinstance(node, Text):
-                self._render_text(node, indent, dedent)
+    def render(self, items: list[Node | Piece | md.Block], lines: list[Line]) -> list[Out]:
+        out: list[Out] = []
+        previous = ""  # kind of the last block that was not blank
+        for item in items:
+            if isinstance(item, Node):
+                _join(out, self._render_node(item, lines))
+                previous = ""
+            elif isinstance(item, Piece):
+                pieces = _slice(lines, item.start, item.end)
+                text = [Out(line.text.strip() if i == 0 else line.text, line.src) for i, line in enumerate(pieces)]
+                _join(out, [o for o in text if o.text.strip()])
+                previous = ""
             else:
-                self._render_node(node, indent)
+                kind = item.kind
+                if kind == "blockquote" and ALERT_RE.match(_unquote(lines[item.start]).text):
+                    kind = "alert"  # an admonition, not a quote
+                src = lines[item.start].src
+                if kind != "blank" and _merges(previous, kind):  # two lists (or quotes) CommonMark keeps apart
+                    _join(out, [Out("", src), Out("<!-- -->", src), Out("", src)])
+                elif kind in SEPARATED and out and out[-1].text.strip() and not out[-1].code:
+                    out.append(Out("", src))  # CommonMark lets these interrupt a paragraph; Python-Markdown does not
+                _join(out, self._render_block(item, lines))
+                previous = previous if kind == "blank" else kind
+        return out
 
-    def _render_text(self, node: Text, indent: str, dedent: int) -> None:
-        if node.code and node.text and not node.text.strip():  # whitespace inside code is content
-            self.emit(indent + node.text[dedent:] if node.text[:dedent].strip() == "" else node.text, node.src)
-            return
-        if not node.text.strip():
-            if node.code or (self.out and self.out[-1].strip()):
-                self.emit("", node.src)
-            return
-        text = node.text[dedent:] if node.text[:dedent].strip() == "" else node.text.lstrip()
-        if not node.code:
-            text = self._heading_id(text, node.src)
-        self.emit(indent + text, node.src)
+    def _render_block(self, block: md.Block, lines: list[Line]) -> list[Out]:
+        region = lines[block.start : block.end]
+        if block.kind == "blank":
+            return [Out("", region[0].src)]
+        if block.kind == "reference":
+            self._reference_links(region)
+            return [Out(region[0].text, region[0].src)]
+        if block.kind in ("fence", "code_block"):
+            return _code(region, block.kind == "fence")
+        if block.kind == "blockquote":
+            return self._render_quote(block, region)
+        if block.kind in ("bullet_list", "ordered_list"):
+            return self._render_list(block, lines)
+        if block.kind == "html_block" and any(
+            d.location.path == self.location(region[0]).path
+            and self.location(region[0]).line <= d.location.line <= self.location(region[-1]).line
+            and d.code in ("forbidden-html", "unsafe-url")
+            for d in self.diagnostics
+        ):
+            return self._html_error(region)
+        if block.kind == "html_block":
+            return _markdown_in_details(region)
+        if block.kind == "heading":
+            first = self._heading_id(lines, block.start)
+            explicit = ATTR_ID_RE.search(first)
+            if explicit:
+                self.ids[(explicit.group("id"), self.location(region[0]))] = None
+            return [Out(first, region[0].src), *(Out(line.text, line.src) for line in region[1:])]
+        return [Out(line.text, line.src) for line in region]
 
-    def _heading_id(self, text: str, src: int) -> str:
-        if not HEADING_RE.match(text):
-            return text
+    def _html_error(self, region: list[Line]) -> list[Out]:
+        first, last = self.location(region[0]).line, self.location(region[-1]).line
+        messages = [
+            f"{d.location}: {d.message}"
+            for d in self.diagnostics
+            if d.code in ("forbidden-html", "unsafe-url") and first <= d.location.line <= last
+        ]
+        return [Out(text, region[0].src) for text in error_block("\n".join(dict.fromkeys(messages)))]
+
+    def _render_quote(self, block: md.Block, region: list[Line]) -> list[Out]:
+        inner = [_unquote(line) for line in region]
+        alert = ALERT_RE.match(inner[0].text)
+        if not alert:
+            blocks = self._quote_blocks(block, inner)
+            quoted = self.convert(inner, blocks=blocks)
+            return [Out(">" + (" " + o.text if o.text else ""), o.src, o.code) for o in quoted]
+        kind = alert.group("kind").upper()
+        if kind not in ALERTS or alert.group("kind") != kind:
+            self.error(
+                region[0],
+                0,
+                f"unknown alert type [!{alert.group('kind')}]",
+                "unknown-alert",
+                did_you_mean(kind, ALERTS) or f"use one of {', '.join(ALERTS)}",
+            )
+        admonition, title = ALERTS.get(kind, ("note", None))
+        head = f"!!! {admonition}" + (f' "{title}"' if title else "")
+        blocks = self._quote_blocks(block, inner)
+        if blocks and blocks[0].kind == "paragraph":  # the marker line opens the first paragraph: drop it
+            blocks[0].start += 1
+            if blocks[0].start >= blocks[0].end:
+                blocks.pop(0)
+        else:
+            blocks = md.blocks("\n".join(line.text for line in inner), len(inner))
+        body = [Line("", inner[0].src, inner[0].col0), *inner[1:]]
+        return self._admonition(head, region[0].src, self.convert(body, blocks=blocks))
+
+    @staticmethod
+    def _quote_blocks(block: md.Block, inner: list[Line]) -> list[md.Block]:
+        opening = block.tokens[0]
+        first = opening.map[0] if opening.map else 0
+        return md.blocks_of(block.tokens[1:-1], opening.level + 1, first, [line.text for line in inner])
+
+    def _render_list(self, block: md.Block, lines: list[Line]) -> list[Out]:
+        out: list[Out] = []
+        opening = block.tokens[0]
+        shift = (opening.map[0] if opening.map else 0) - block.start  # token lines -> lines of this text
+        multi_block = False
+        for start, end, tokens in md.list_items(block):
+            start, end = start - shift, end - shift
+            first = lines[start]
+            width, marker = md.content_indent(first.text)
+            expanded = md.expand_tabs(first.text)
+            inner = [Line(expanded[width:] if len(expanded) > width else "", first.src, first.col0 + width)]
+            for line in lines[start + 1 : end]:
+                text = md.expand_tabs(line.text)
+                cut = min(width, md.indent_of(text))
+                inner.append(Line(text[cut:], line.src, line.col0 + cut))
+            blocks = md.blocks_of(tokens, opening.level + 2, start + shift, [line.text for line in inner])
+            converted = self.convert(inner, blocks=blocks)
+            while converted and not converted[0].text and not converted[0].code:
+                converted.pop(0)
+            while converted and not converted[-1].text and not converted[-1].code:
+                converted.pop()
+            if out and (out[-1].code or multi_block):  # else Python-Markdown reads the item as lazy text
+                out.append(Out("", first.src))
+            multi_block = any(not o.text and not o.code for o in converted)
+            if converted:
+                head, rest = converted[0], converted[1:]
+                # content at column 4 for CommonMark too, so the output reads the same to both parsers
+                out.append(Out(f"{marker:<3} {head.text}" if head.text else marker, head.src, head.code))
+                out += _indent(rest, "    ")
+            else:
+                out.append(Out(marker, first.src))
+            if end - 1 > start and not lines[end - 1].text.strip():
+                out.append(Out("", lines[end - 1].src))
+        return out
+
+    def _heading_id(self, lines: list[Line], index: int) -> str:
+        line = lines[index]
+        text = line.text
         m = CUSTOM_ID_RE.search(text)
-        if not m:
+        if not m or not text.lstrip().startswith("#"):
             return text
         anchor = m.group("id").strip()
         if not VALID_ID_RE.match(anchor):
-            self.error(
-                src,
-                m.start() + 1,
-                f"invalid heading id [[{anchor}]]",
-                "bad-heading-id",
-                "ids start with a letter and use letters, digits, '-', '_', '.', ':'",
-            )
+            if (line.src, m.start()) not in self._bad_ids:
+                self._bad_ids.add((line.src, m.start()))
+                self.error(
+                    line,
+                    m.start(),
+                    f"invalid heading id [[{anchor}]]",
+                    "bad-heading-id",
+                    "ids start with a letter and use letters, digits, '-', '_', '.', ':'",
+                )
             return text[: m.start()].rstrip()
         return f"{text[: m.start()].rstrip()} {{ #{anchor} }}"
 
-    @staticmethod
-    def _child_dedent(children: list[Text | Node]) -> int:
-        widths = [len(c.text) - len(c.text.lstrip()) for c in children if isinstance(c, Text) and c.text.strip()]
-        return min(widths, default=0)
+    def _admonition(self, head: str, src: int, body: list[Out]) -> list[Out]:
+        while body and not body[0].text and not body[0].code:
+            body.pop(0)
+        while body and not body[-1].text and not body[-1].code:
+            body.pop()
+        return [Out("", src), Out(head, src), Out("", src), *_indent(body, "    "), Out("", src)]
 
-    def _render_block(self, head: str, node: Node, indent: str, children: list[Text | Node]) -> None:
-        self.blank(node.src)
-        self.emit(indent + head, node.src)
-        self.emit("", node.src)
-        self.render(children, indent + "    ", self._child_dedent(children))
-        self.blank(node.src)
+    def _body(self, node: Node, lines: list[Line]) -> list[Line]:
+        """The text between a component's tags, dedented; its first line may start after the opening tag."""
+        end = node.body_end or node.body_start
+        if end < node.body_start:
+            return []
+        body = _slice(lines, node.body_start, end)
+        first = body[0]
+        body[0] = Line(first.text.strip(), first.src, first.col0 + len(first.text) - len(first.text.lstrip()))
+        if not body[0].text:
+            return _dedent(body[1:])
+        return [body[0], *_dedent(body[1:])]
 
-    def _render_node(self, node: Node, indent: str) -> None:
-        base = indent + node.indent if node.name != "#alert" else indent + node.indent
+    def _content(self, node: Node, lines: list[Line]) -> tuple[list[Node | Piece | md.Block], list[Line]]:
+        """A component's children and the lines they index. Read again only when dedenting its body changes
+        what the body is (indented text is code to CommonMark until the body is dedented)."""
+        end = node.body_end or node.body_start
+        inside = [line for line in lines[node.body_start[0] + 1 : end[0]] if line.text.strip()]
+        if not inside or min(md.indent_of(md.expand_tabs(line.text)) for line in inside) == 0:
+            return node.children, lines
+        body = self._body(node, lines)
+        return self.tree(body, node.name), body
+
+    def _render_content(self, node: Node, lines: list[Line]) -> list[Out]:
+        items, text = self._content(node, lines)
+        return self.render(items, text)
+
+    def _render_node(self, node: Node, lines: list[Line]) -> list[Out]:
+        src = lines[node.line].src
         if node.name == "#error":
-            for line in error_block(self._last_message(node), base):
-                self.emit(line, node.src)
-        elif node.name == "#alert":
-            admonition, title = ALERTS.get(node.attrs["kind"][1], ("note", None))
-            head = f"!!! {admonition}" + (f' "{title}"' if title else "")
-            self._render_block(head, node, base, node.children)
-        elif node.name == "Tip":
+            return [Out(text, src) for text in error_block(node.message)]
+        if node.name == "Tip":
             warning = node.attrs.get("warning", ("expr", "false"))[1] == "true"
-            self._render_block("!!! warning" if warning else "!!! tip", node, base, node.children)
-        elif node.name in ("hfoptions", "frameworkcontent"):
-            self._render_tabs(node, base)
-        elif node.name in PARENTS:  # a tab outside its group: already reported, keep its content
-            self.render(node.children, base, self._child_dedent(node.children))
-        elif node.name == "Youtube":
-            self._render_youtube(node, base)
-        elif node.name == "literalinclude":
-            self._render_literalinclude(node, base)
-        elif node.name in GENERATED:
-            self._render_generated(node, base)
+            body = self._render_content(node, lines)
+            return self._admonition("!!! warning" if warning else "!!! tip", src, body)
+        if node.name in ("hfoptions", "frameworkcontent"):
+            return self._render_tabs(node, lines)
+        if node.name in PARENTS:  # a tab outside its group: already reported, keep its content
+            return self._render_content(node, lines)
+        if node.name == "Youtube":
+            return self._render_youtube(node, lines)
+        if node.name == "literalinclude":
+            return self._render_literalinclude(node, lines)
+        if node.name in GENERATED:
+            return self._render_generated(node, lines)
+        return []
 
-    def _last_message(self, node: Node) -> str:
-        loc = self.location(node.src, node.col)
-        for d in reversed(self.diagnostics):
-            if d.location.path == loc.path and d.location.line == loc.line:
-                return f"{d.location}: {d.message}"
-        return f"{loc}: invalid component"
-
-    def _render_tabs(self, group: Node, indent: str) -> None:
+    def _render_tabs(self, group: Node, lines: list[Line]) -> list[Out]:
         child_name = "hfoption" if group.name == "hfoptions" else None
+        children, body = self._content(group, lines)
+        out: list[Out] = []
         seen: dict[str, int] = {}
         first = True
-        for child in group.children:
-            if isinstance(child, Text):
-                if child.text.strip():
+        for child in children:
+            if isinstance(child, md.Block | Piece):
+                if isinstance(child, Piece) or child.kind != "blank":
+                    at = child.start if isinstance(child, Piece) else (child.start, 0)
                     self.error(
-                        child.src,
-                        1,
+                        body[at[0]],
+                        0,
                         f"text directly inside <{group.name}> is outside every tab",
                         "text-outside-tab",
                         "move it into a tab or after the closing tag",
                     )
                 continue
             if child.name == "#error":
-                self._render_node(child, indent)
+                _join(out, self._render_node(child, body))
                 continue
-            if (child_name and child.name != child_name) or (not child_name and child.name not in FRAMEWORK_LABELS):
+            here = body[child.line]
+            offset = child.col - 1 - here.col0
+            wrong = child.name != child_name if child_name else child.name not in FRAMEWORK_LABELS
+            if wrong:
                 allowed = f"<{child_name}>" if child_name else "<pt>, <tf>, <jax>, <flax>"
                 self.error(
-                    child.src,
-                    child.col,
+                    here,
+                    offset,
                     f"<{child.name}> inside <{group.name}>; only {allowed} may be here",
                     "misplaced-component",
                 )
                 continue
             label = child.attrs.get("id", ("str", ""))[1] if child_name else FRAMEWORK_LABELS[child.name]
             if '"' in label:
-                self.error(child.src, child.col, f"tab label {label!r} cannot contain '\"'", "bad-attribute")
+                self.error(here, offset, f"tab label {label!r} cannot contain '\"'", "bad-attribute")
                 label = label.replace('"', "'")
             if label in seen:
                 self.error(
-                    child.src,
-                    child.col,
+                    here,
+                    offset,
                     f"tab '{label}' appears twice in this <{group.name}> (first at line {seen[label]})",
                     "duplicate-tab",
                 )
                 continue
-            seen[label] = self.location(child.src).line
-            self._render_block(f'==={"!" if first else ""} "{label}"', child, indent, child.children)
+            seen[label] = self.location(here).line
+            head = f'==={"!" if first else ""} "{label}"'
+            _join(out, self._admonition(head, here.src, self._render_content(child, body)))
             first = False
         if not seen:
-            self.error(group.src, group.col, f"<{group.name}> has no tabs", "empty-component")
+            line = lines[group.line]
+            self.error(line, group.col - 1 - line.col0, f"<{group.name}> has no tabs", "empty-component")
+        return out
 
-    def _render_youtube(self, node: Node, indent: str) -> None:
-        if any(isinstance(c, Node) or c.text.strip() for c in node.children):
-            self.error(node.src, node.col, "<Youtube> takes no content", "bad-attribute")
+    def _render_youtube(self, node: Node, lines: list[Line]) -> list[Out]:
+        line = lines[node.line]
+        offset = node.col - 1 - line.col0
+        if node.body_end and node.body_end != node.body_start and any(b.text.strip() for b in self._body(node, lines)):
+            self.error(line, offset, "<Youtube> takes no content", "bad-attribute")
         video = node.attrs.get("id", ("str", ""))[1]
-        if video and not YOUTUBE_ID_RE.match(video):
+        if video and not is_youtube_id(video):
             self.error(
-                node.src,
-                node.col,
+                line,
+                offset,
                 f"<Youtube id=\"{video}\"> is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
                 "bad-attribute",
             )
-            return
+            return []
         if not video:
-            return
-        title = html.escape(node.attrs.get("title", ("str", "YouTube video"))[1], quote=True)
-        self.blank(node.src)
-        self.emit(
-            f'{indent}<div class="perfdocs-video"><iframe src="https://www.youtube-nocookie.com/embed/{video}" '
-            f'title="{title}" loading="lazy" referrerpolicy="strict-origin-when-cross-origin" '
-            'allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe></div>',
-            node.src,
-        )
-        self.emit("", node.src)
+            return []
+        title = node.attrs.get("title", ("str", "YouTube video"))[1]
+        return [Out("", line.src), Out(youtube_placeholder(video, title), line.src), Out("", line.src)]
 
-    def _render_generated(self, node: Node, indent: str) -> None:
+    def _render_generated(self, node: Node, lines: list[Line]) -> list[Out]:
+        line = lines[node.line]
         content = self.generated.get(node.name)
         if content is None:
             self.error(
-                node.src,
-                node.col,
+                line,
+                node.col - 1 - line.col0,
                 f"<{node.name}/> is generated by the site build; it has no content here",
                 "not-generated",
             )
-            return
-        self.blank(node.src)
-        for line in content:
-            self.emit(indent + line if line else "", node.src)
-        self.emit("", node.src)
+            return []
+        for text in content:
+            for _, href in md.scan_inline(text).links:
+                self.links[(href, self.location(line, node.col - 1 - line.col0))] = None
+        return [Out("", line.src), *(Out(text, line.src) for text in content), Out("", line.src)]
 
-    def _render_literalinclude(self, node: Node, indent: str) -> None:
-        raw = "\n".join(c.text for c in node.children if isinstance(c, Text))
-        code = self._literalinclude_body(raw, node)
+    def _render_literalinclude(self, node: Node, lines: list[Line]) -> list[Out]:
+        line = lines[node.line]
+        raw = "\n".join(b.text for b in self._body(node, lines))
+        code = self._literalinclude_body(raw, line, node.col - 1 - line.col0)
         if code is None:
-            return
+            return []
         body, language = code
         longest = max((len(run) for run in re.findall(r"`{3,}", body)), default=2)
         fence = "`" * max(3, longest + 1)
-        self.blank(node.src)
-        self.emit(f"{indent}{fence}{language}", node.src)
-        for line in body.split("\n"):
-            self.emit(indent + line if line else "", node.src)
-        self.emit(indent + fence, node.src)
-        self.emit("", node.src)
+        return [
+            Out("", line.src),
+            Out(f"{fence}{language}", line.src, True),
+            *(Out(text, line.src, True) for text in body.split("\n")),
+            Out(fence, line.src, True),
+            Out("", line.src),
+        ]
 
-    def _literalinclude_body(self, raw: str, node: Node) -> tuple[str, str] | None:
-        src, col = node.src, node.col
+    def _literalinclude_body(self, raw: str, line: Line, col: int) -> tuple[str, str] | None:
+        def fail(message: str, code: str = "bad-literalinclude", hint: str | None = None) -> None:
+            self.error(line, col, message, code, hint)
+
         try:
             spec = json.loads(raw)
         except json.JSONDecodeError as exc:
-            self.error(src, col, f"<literalinclude> body is not JSON: {exc.msg}", "bad-literalinclude")
+            fail(f"<literalinclude> body is not JSON: {exc.msg}")
             return None
         if not isinstance(spec, dict):
-            self.error(src, col, "<literalinclude> body must be a JSON object", "bad-literalinclude")
+            fail("<literalinclude> body must be a JSON object")
             return None
         unknown = sorted(set(spec) - LITERALINCLUDE_KEYS)
         if unknown:
-            self.error(
-                src,
-                col,
+            fail(
                 f"<literalinclude> has unknown key '{unknown[0]}'",
-                "bad-literalinclude",
-                did_you_mean(unknown[0], LITERALINCLUDE_KEYS) or f"allowed: {', '.join(sorted(LITERALINCLUDE_KEYS))}",
+                hint=did_you_mean(unknown[0], LITERALINCLUDE_KEYS)
+                or f"allowed: {', '.join(sorted(LITERALINCLUDE_KEYS))}",
             )
             return None
         path = spec.get("path")
         dedent = spec.get("dedent", 0)
         if not isinstance(path, str) or not path:
-            self.error(src, col, '<literalinclude> needs a "path"', "bad-literalinclude")
+            fail('<literalinclude> needs a "path"')
             return None
         if not isinstance(dedent, int) or isinstance(dedent, bool) or dedent < 0:
-            self.error(src, col, '<literalinclude> "dedent" must be a non-negative integer', "bad-literalinclude")
+            fail('<literalinclude> "dedent" must be a non-negative integer')
             return None
         if self.root is None:
-            self.error(src, col, "<literalinclude> needs a repository root", "bad-literalinclude")
+            fail("<literalinclude> needs a repository root")
             return None
-        here = self.location(src)
+        here = self.location(line)
         root = self.root.resolve()
         target = (root / here.path).parent / path
         try:
             resolved = target.resolve()
         except OSError as exc:
-            self.error(src, col, f"<literalinclude> cannot resolve {path!r}: {exc}", "bad-literalinclude")
+            fail(f"<literalinclude> cannot resolve {path!r}: {exc}")
             return None
         if not resolved.is_relative_to(root):
-            self.error(src, col, f"<literalinclude> path {path!r} points outside the repository", "path-outside-root")
+            fail(f"<literalinclude> path {path!r} points outside the repository", "path-outside-root")
             return None
         if not resolved.is_file():
-            self.error(
-                src,
-                col,
+            fail(
                 f"<literalinclude> file {path!r} not found (looked for {resolved.relative_to(root).as_posix()})",
                 "missing-file",
             )
             return None
         try:
-            lines = resolved.read_text(encoding="utf-8").splitlines()
+            text_lines = resolved.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            self.error(src, col, f"<literalinclude> cannot read {path!r}: {exc}", "bad-literalinclude")
+            fail(f"<literalinclude> cannot read {path!r}: {exc}")
             return None
         for key in ("start-after", "end-before"):
             marker = spec.get(key)
             if marker is None:
                 continue
-            hits = [i for i, line in enumerate(lines) if isinstance(marker, str) and marker in line]
+            hits = [i for i, text in enumerate(text_lines) if isinstance(marker, str) and marker in text]
             if not hits:
-                self.error(src, col, f"<literalinclude> marker {key}={marker!r} not found in {path}", "missing-marker")
+                fail(f"<literalinclude> marker {key}={marker!r} not found in {path}", "missing-marker")
                 return None
-            lines = lines[hits[0] + 1 :] if key == "start-after" else lines[: hits[0]]
+            text_lines = text_lines[hits[0] + 1 :] if key == "start-after" else text_lines[: hits[0]]
         if dedent:
-            lines = [line[dedent:] if not line[:dedent].strip() else line.lstrip() for line in lines]
+            text_lines = [t[dedent:] if not t[:dedent].strip() else t.lstrip() for t in text_lines]
         language = spec.get("language", "")
-        if not isinstance(language, str) or not re.fullmatch(r"[\w+#.-]*", language):
-            self.error(src, col, '<literalinclude> "language" must be a plain language name', "bad-literalinclude")
+        if not isinstance(language, str) or not LANGUAGE_RE.fullmatch(language):
+            fail('<literalinclude> "language" must be a plain language name')
             language = ""
-        return "\n".join(lines), language
+        return "\n".join(text_lines), language
+
+
+def _destination(raw: str, start: int) -> int:
+    """Offset of the destination in the inline link or image that starts at ``start`` (the '<' of an autolink)."""
+    if raw.startswith("<", start):
+        return start + 1
+    paren = raw.find("](", start)
+    if paren < 0:
+        return start
+    at = paren + 2
+    while at < len(raw) and raw[at] in " \t\n<":
+        at += 1
+    return at
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _row(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset) - 1
+
+
+def _unquote(line: Line) -> Line:
+    """A blockquote line without its '>' marker (a lazy continuation line stays as it is)."""
+    text = md.expand_tabs(line.text)
+    lead = md.indent_of(text)
+    if lead > 3 or text[lead : lead + 1] != ">":
+        return line
+    cut = lead + 1 + (1 if text[lead + 1 : lead + 2] == " " else 0)
+    return Line(text[cut:], line.src, line.col0 + cut)
+
+
+def _dedent(lines: list[Line]) -> list[Line]:
+    widths = [md.indent_of(md.expand_tabs(line.text)) for line in lines if line.text.strip()]
+    cut = min(widths, default=0)
+    if not cut:
+        return lines
+    return [Line(md.expand_tabs(line.text)[cut:], line.src, line.col0 + cut) for line in lines]
+
+
+def _code(region: list[Line], fence: bool) -> list[Out]:
+    """A code block as it stands; a fence loses the indentation CommonMark strips from its lines."""
+    if not fence:
+        return [Out(line.text, line.src, True) for line in region]
+    opening = md.indent_of(md.expand_tabs(region[0].text))
+    out = []
+    for line in region:
+        text = md.expand_tabs(line.text) if opening else line.text
+        cut = min(opening, md.indent_of(text))
+        out.append(Out(text[cut:], line.src, True))
+    return out
+
+
+def _merges(before: str, after: str) -> bool:
+    """Whether Python-Markdown would join these two adjacent blocks into one (lists of any kind; quotes)."""
+    lists = ("bullet_list", "ordered_list")
+    return (before in lists and after in lists) or before == after == "blockquote"
+
+
+def _markdown_in_details(region: list[Line]) -> list[Out]:
+    """An HTML block as written; a ``<details>`` that opens it gets md_in_html's switch, so the Markdown
+    inside renders as doc-builder renders it."""
+    out = [Out(line.text, line.src) for line in region]
+    first = out[0].text
+    tags = md.scan_inline(first.strip()).html
+    if tags and tags[0][0] == 0 and tags[0][1].lower().startswith("<details") and "markdown" not in tags[0][1]:
+        tag = tags[0][1]
+        at = first.index(tag) + len("<details")
+        out[0] = Out(first[:at] + ' markdown="1"' + first[at:], out[0].src)
+    return out
+
+
+def _join(out: list[Out], more: list[Out]) -> None:
+    """Appends ``more``; outside code, never two blank lines in a row."""
+    for line in more:
+        if not line.text and not line.code and out and not out[-1].text and not out[-1].code:
+            continue
+        out.append(line)
 
 
 def convert(
@@ -654,16 +912,21 @@ def convert(
 
     ``generated`` holds the lines of build-generated components such as ``<TechniqueMatrix/>``.
     """
-    lines = text.split("\n")
-    conv = _Converter(lines, source_map, root, generated)
-    tree = conv.parse([(line, i) for i, line in enumerate(lines)])
-    conv.render(tree, "")
-    if not conv.out:
-        conv.emit("", 0)
-    while len(conv.out) > 1 and conv.out[-1] == "" and (not lines or lines[-1] != "" or conv.out[-2] == ""):
-        conv.out.pop()
-        conv.out_src.pop()
-    return Converted("\n".join(conv.out), source_map.compose(conv.out_src), conv.diagnostics)
+    lines = [Line(t, i) for i, t in enumerate(text.split("\n"))]
+    conv = _Converter(source_map, root, generated)
+    out = conv.convert(lines)
+    while out and not out[0].text and not out[0].code:
+        out.pop(0)
+    while out and not out[-1].text and not out[-1].code:
+        out.pop()
+    if text.endswith("\n") and out:
+        out.append(Out("", len(lines) - 1))
+    if not out:
+        out = [Out("", 0)]
+    diagnostics = list(dict.fromkeys(conv.diagnostics))
+    text_out = "\n".join(o.text for o in out)
+    smap = source_map.compose([o.src for o in out])
+    return Converted(text_out, smap, diagnostics, list(conv.links), list(conv.ids))
 
 
 __all__ = ["Converted", "convert", "error_block"]

@@ -2,7 +2,9 @@
 
 ``missing_urls``: every page URL (and every redirected URL) that existed at the base ref must
 still resolve in the current build. ``affected_pages``: the pages whose output a diff changes,
-following theory includes. Git is only read here; the logic below takes plain lists.
+following theory includes. Git is only read here; the logic below takes plain lists. Paths are
+relative to the project root (the directory of mkdocs.yml), which may sit anywhere in the git
+work tree; ``docs`` is the docs_dir prefix in that form (``docs/`` by default).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from .redirects import load_redirects, normalise_old
 from .theory import THEORY_DIR
 
 DOCS = "docs/"
-THEORY = f"{DOCS}{THEORY_DIR}/"
-SITE_WIDE = ("mkdocs.yml", "pyproject.toml", "hooks/")
 
 
 class GitError(Exception):
@@ -41,24 +41,27 @@ def files_at(root: Path, ref: str, under: str = DOCS) -> list[str]:
 
 
 def show(root: Path, ref: str, path: str) -> str | None:
+    """``path`` (relative to ``root``) as it was at ``ref``; None when it did not exist."""
     try:
-        return git(root, "show", f"{ref}:{path}")
+        return git(root, "show", f"{ref}:./{path}")
     except GitError:
         return None
 
 
-def renames_since(root: Path, ref: str) -> dict[str, str]:
+def renames_since(root: Path, ref: str, docs: str = DOCS) -> dict[str, str]:
     """Docs files git sees as renamed between ``ref`` and the work tree: old -> new."""
     out = {}
-    for line in git(root, "diff", "--name-status", "-M", ref, "--", DOCS).splitlines():
+    for line in git(root, "diff", "--relative", "--name-status", "-M", ref, "--", docs).splitlines():
         parts = line.split("\t")
         if parts[0].startswith("R") and len(parts) == 3:
             out[parts[1]] = parts[2]
     return out
 
 
-def is_page(repo_path: str) -> bool:
-    return repo_path.startswith(DOCS) and repo_path.endswith(".md") and not repo_path.startswith(THEORY)
+def is_page(repo_path: str, docs: str = DOCS) -> bool:
+    return (
+        repo_path.startswith(docs) and repo_path.endswith(".md") and not repo_path.startswith(docs + THEORY_DIR + "/")
+    )
 
 
 def page_url(docs_path: str) -> str:
@@ -80,15 +83,16 @@ def missing_urls(
     resolves: Callable[[str], bool],
     current_pages: Iterable[str],
     renames: Mapping[str, str],
+    docs: str = DOCS,
 ) -> list[MissingUrl]:
     """Old URLs that no longer resolve, each with the best guess of where it should go."""
     current = sorted(current_pages)
     missing = []
     candidates: list[tuple[str, str, str | None]] = []
     for repo_path in old_pages:
-        docs_path = repo_path.removeprefix(DOCS)
+        docs_path = repo_path.removeprefix(docs)
         renamed = renames.get(repo_path)
-        candidates.append((page_url(docs_path), f"page {repo_path}", renamed.removeprefix(DOCS) if renamed else None))
+        candidates.append((page_url(docs_path), f"page {repo_path}", renamed.removeprefix(docs) if renamed else None))
     for key in old_redirect_keys:
         old = normalise_old(key.partition("#")[0])
         candidates.append((old + "/" if old else "", "redirects.yml entry", None))
@@ -125,22 +129,38 @@ def relive_problems(redirects_text: str, pages: set[str]) -> list[str]:
     return [str(p) for p in problems if p.code == "redirect-shadows-page"]
 
 
+@dataclass(frozen=True)
+class SiteWide:
+    """Files and directories (ending in '/') whose change affects every page."""
+
+    files: frozenset[str] = frozenset({"mkdocs.yml", "pyproject.toml", "redirects.yml"})
+    directories: tuple[str, ...] = ("hooks/",)
+
+    def covers(self, path: str) -> bool:
+        return path in self.files or path.startswith(self.directories)
+
+
 def affected_pages(
-    changed: Iterable[str], pages: Iterable[str], snippets_of: Mapping[str, set[str]]
+    changed: Iterable[str],
+    pages: Iterable[str],
+    snippets_of: Mapping[str, set[str]],
+    site_wide: SiteWide = SiteWide(),
+    docs: str = DOCS,
 ) -> dict[str, list[str]]:
-    """Pages (repo paths) whose output changes, each with the changed files that cause it.
+    """Pages (project paths) whose output changes, each with the changed files that cause it.
 
     ``snippets_of`` maps each page to every snippet name it expands, nested ones included.
     """
     pages = sorted(pages)
+    theory = docs + THEORY_DIR + "/"
     reasons: dict[str, list[str]] = {}
     for path in sorted(set(changed)):
-        if path.startswith(SITE_WIDE) or path in SITE_WIDE:
+        if site_wide.covers(path):
             hit = pages
-        elif path.startswith(THEORY) and path.endswith(".md"):
+        elif path.startswith(theory) and path.endswith(".md"):
             name = posixpath.basename(path)[:-3]
             hit = [p for p in pages if name in snippets_of.get(p, set())]
-        elif is_page(path):
+        elif is_page(path, docs):
             hit = [path] if path in pages else []
         else:
             hit = []
@@ -150,6 +170,6 @@ def affected_pages(
 
 
 def changed_files(root: Path, ref: str) -> list[str]:
-    tracked = git(root, "diff", "--name-only", ref).splitlines()
+    tracked = git(root, "diff", "--relative", "--name-only", ref).splitlines()
     untracked = git(root, "ls-files", "--others", "--exclude-standard").splitlines()
     return sorted({p for p in tracked + untracked if p})

@@ -1,48 +1,39 @@
 """Checks every internal link, image and fragment of a built site.
 
-A small pipeline, each stage pure:
+A small pipeline over the site's HTML:
   collect   the site's files;
-  scan      each HTML file once (in parallel): its ids, its links resolved to site paths, and
-            where it redirects to when it is a redirect page;
-  resolve   each distinct target once: file exists? fragment is an id there? redirects followed;
-  report    problems as Diagnostics, mapped back to the Markdown source through a link map
-            (written by the build) when one is available.
+  parse     each HTML page once (html.parse_page, one HTML5 parse): its links, ids, base URL and,
+            for a redirect page, where it sends readers;
+  resolve   each distinct target once: file exists? fragment is an id there (as a browser matches
+            it)? redirect pages followed, with their fragment remaps;
+  report    problems at the line of their tag, or at the Markdown line that wrote the link when the
+            link map (written by the build) knows it.
+Everything here is a function of the site on disk; nothing logs or prints.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
-from .text import code_line_mask, mask_code_spans
+from .diagnostics import Diagnostic, Location, did_you_mean
+from .html import PageHTML, locate, page_ids, parse_page
+from .parallel import default_jobs, fork_map
 
-LINK_RE = re.compile(
-    r"""<(?:a|img|link|script|iframe|source|area|audio|video|embed|track)\s[^<>]*?"""
-    r"""(?<=\s)(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))()""",
-    re.I,
-)
-ID_RE = re.compile(r"""\sid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
-A_NAME_RE = re.compile(r"""<a\s[^<>]*?\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
-COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
-FAST_ID_RE = re.compile(r' id="([^"]*)"')
-FAST_LINK_RE = re.compile(
-    r"<(?:a|img|link|script|iframe|source|area|audio|video|embed|track) [^>]*?(?<= )"
-    r'(?:href|src)="([^"]*)"'
-)
-REFRESH_RE = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\d+\s*;\s*url=([^"']+)["']""", re.I)
-ANCHOR_MAP_RE = re.compile(r"var t=(\"(?:[^\"\\]|\\.)*\"),m=(\{.*?\}),h=")
 MAP_FILE = ".perfdocs/links.json"
 MAX_REDIRECT_HOPS = 10
+# A browser percent-encodes these in a URL's fragment (the URL standard's fragment percent-encode set is
+# C0 controls, space, '"', '<', '>', '`' and every non-ASCII code point); everything else stays as written.
+FRAGMENT_SAFE = "!#$%&'()*+,-./:;=?@[\\]^_{|}~"
+FRAGMENT_UNSAFE = re.compile(r'[^!-~]|["<>`]')
 
 
 class Target(NamedTuple):
@@ -50,25 +41,16 @@ class Target(NamedTuple):
     fragment: str  # "" when the link has none
 
 
-@dataclass
-class PageScan:
-    path: str
-    ids: set[str]
-    links: dict[Target, tuple[str, int]]  # target -> (href as written, offset of its first use)
-    external: dict[str, tuple[str, int]]  # http(s) URL -> (href, offset)
-    redirect: Target | None = None
-    fragment_map: dict[str, Target] = field(default_factory=dict)
-    outside: list[tuple[str, int]] = field(default_factory=list)  # hrefs leaving the site's root
-
-
 @dataclass(frozen=True)
 class Problem:
     status: str  # missing-file | missing-fragment | outside-site | redirect-loop
     page: str  # site-relative HTML file holding the link
-    href: str
-    offset: int
+    href: str  # the link as the page's parser read it (entities decoded)
+    line: int  # 1-based line and column of the tag in the page
+    col: int
     message: str
     hint: str | None = None
+    target: Target | None = None  # where the link points, spelled as the link map spells it
 
 
 @dataclass(frozen=True)
@@ -132,25 +114,6 @@ def _canonical(path: str) -> str:
     return path[: -len("index.html")] if path.endswith("/index.html") else path
 
 
-MD_LINK_RE = re.compile(r"\]\(\s*<?([^)\s>]+)")
-MD_REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
-MD_HTML_ATTR_RE = re.compile(r"""\s(?:href|src)\s*=\s*["']([^"']+)["']""")
-
-
-def markdown_links(text: str, source_map: SourceMap) -> list[tuple[str, Location]]:
-    """Link and image targets of Markdown (outside code), each with the place it was written."""
-    found = []
-    lines = text.split("\n")
-    for i, (line, code) in enumerate(zip(lines, code_line_mask(lines))):
-        if code or ("](" not in line and "]:" not in line and "=" not in line):
-            continue
-        masked = mask_code_spans(line)
-        for regex in (MD_LINK_RE, MD_REF_DEF_RE, MD_HTML_ATTR_RE):
-            for m in regex.finditer(masked):
-                found.append((line[m.start(1) : m.end(1)], source_map.at(i, m.start(1) + 1)))
-    return found
-
-
 def link_targets(
     page_src: str, page_dest: str, links: Iterable[tuple[str, Location]], dest_of: Mapping[str, str], base: str = "/"
 ) -> list[tuple[Target, SourceLink]]:
@@ -182,12 +145,26 @@ def base_path(site_url: str | None) -> str:
 
 
 def resolve_href(page: str, href: str, base: str = "/") -> Target | str | None:
-    """The site target of ``href`` on ``page``; a URL string when it leaves the site; None if outside."""
+    """The site target of ``href`` on ``page``; a URL string when it leaves the site; None if outside.
+
+    The fragment comes back percent-decoded (the link map's spelling).
+    """
+    target = _resolve(page, href, base)
+    return Target(target.path, unquote(target.fragment)) if isinstance(target, Target) else target
+
+
+def _resolve(page: str, href: str, base: str) -> Target | str | None:
+    """Like resolve_href, with the fragment as a browser holds it: percent-encoded, never decoded.
+
+    ``page`` may be a directory URL ("a/", or "" for the root) when a <base href> names one.
+    """
+    if href.startswith("#"):
+        return Target(page, _browser_fragment(href[1:]))
     parts = urlsplit(href)
     if parts.scheme or parts.netloc:
         return href
     path = unquote(parts.path)
-    fragment = unquote(parts.fragment)
+    fragment = _browser_fragment(parts.fragment)
     if not path:
         return Target(page, fragment)
     if path.startswith("/"):
@@ -204,82 +181,31 @@ def resolve_href(page: str, href: str, base: str = "/") -> Target | str | None:
     return Target(normal + ("/" if trailing and normal else ""), fragment)
 
 
-def page_ids(text: str) -> set[str]:
-    """Every id (and legacy <a name>) in an HTML page.
+def _browser_fragment(fragment: str) -> str:
+    """A fragment as the URL parser stores it (what ``location.hash`` shows)."""
+    return quote(fragment, safe=FRAGMENT_SAFE) if FRAGMENT_UNSAFE.search(fragment) else fragment
 
-    Fast literal patterns first; when they do not account for every ``id=``/``name=`` in the page
-    (odd quoting or spacing, upper case), the general pattern decides.
+
+def _percent_decoded(fragment: str) -> str | None:
+    """The fragment percent-decoded as UTF-8; None when the bytes are not UTF-8 (a browser then gives up)."""
+    if "%" not in fragment:
+        return fragment
+    try:
+        return unquote(fragment, errors="strict")
+    except UnicodeDecodeError:
+        return None
+
+
+def fragment_found(fragment: str, ids: set[str]) -> bool:
+    """Whether a browser scrolls to ``fragment`` (as held in the URL) on a page with these ids.
+
+    The HTML standard's order: an id (or <a name>) equal to the fragment as written, then one equal
+    to its percent-decoding, then 'top' in any case scrolls to the top.
     """
-    text = _without_comments(text)
-    ids = FAST_ID_RE.findall(text)
-    if len(ids) != text.count("id="):
-        ids = [a or b or c for a, b, c in ID_RE.findall(text)]
-    names = [a or b or c for a, b, c in A_NAME_RE.findall(text)] if "name=" in text else []
-    return set(ids) | set(names)
-
-
-def _without_comments(text: str) -> str:
-    """HTML comments blanked out (line breaks kept, so offsets and lines stay right)."""
-    if "<!--" not in text:
-        return text
-    return COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-
-
-def page_links(text: str) -> list[str]:
-    """The distinct href/src values of a page, as written (entities decoded), in order of first use."""
-    text = _without_comments(text)
-    fast = FAST_LINK_RE.findall(text)
-    if len(fast) == text.count("href=") + text.count("src=") and "HREF" not in text and "SRC" not in text:
-        raw = dict.fromkeys(fast)
-    else:
-        raw = dict.fromkeys(a or b or c for a, b, c, _ in LINK_RE.findall(text))
-    out = dict.fromkeys((html.unescape(k) if "&" in k else k).strip() for k in raw)
-    out.pop("", None)
-    return list(out)
-
-
-def link_offset(text: str, href: str) -> int:
-    """Where ``href`` is first used in the page (for the line of a report)."""
-    for candidate in {href, html.escape(href, quote=True), href.replace("&", "&amp;")}:
-        for quote in ('"', "'", ""):
-            pos = text.find(f"={quote}{candidate}{quote}")
-            if pos >= 0:
-                return pos + 1 + len(quote)
-    return 0
-
-
-def page_redirect(path: str, text: str, base: str) -> tuple[Target | None, dict[str, Target]]:
-    """Where a redirect page (meta refresh) sends readers, and its per-fragment remaps."""
-    refresh = REFRESH_RE.search(text[:4000])
-    if not refresh:
-        return None, {}
-    target = resolve_href(path, html.unescape(refresh.group(1)), base)
-    remaps: dict[str, Target] = {}
-    remap = ANCHOR_MAP_RE.search(text[:4000])
-    if remap:
-        for frag, href in json.loads(remap.group(2)).items():
-            mapped = resolve_href(path, href, base)
-            if isinstance(mapped, Target):
-                remaps[frag] = mapped
-    return (target if isinstance(target, Target) else None), remaps
-
-
-def scan_html(path: str, text: str, base: str = "/") -> PageScan:
-    """Ids, resolved links and redirect data of one HTML file."""
-    links: dict[Target, tuple[str, int]] = {}
-    external: dict[str, tuple[str, int]] = {}
-    outside: list[tuple[str, int]] = []
-    for href in page_links(text):
-        offset = link_offset(text, href)
-        target = resolve_href(path, href, base)
-        if isinstance(target, Target):
-            links.setdefault(target, (href, offset))
-        elif target is None:
-            outside.append((href, offset))
-        elif urlsplit(href).scheme in ("http", "https"):
-            external.setdefault(href.split("#", 1)[0], (href, offset))
-    redirect, remaps = page_redirect(path, text, base)
-    return PageScan(path, page_ids(text), links, external, redirect, remaps, outside)
+    if fragment in ids:
+        return True
+    decoded = _percent_decoded(fragment)
+    return decoded is not None and (decoded in ids or decoded.lower() == "top")
 
 
 def collect(site: Path) -> tuple[set[str], set[str], list[str]]:
@@ -304,14 +230,7 @@ class Report:
     links: int  # distinct (page, href) pairs checked
     targets: int  # distinct targets resolved
     problems: list[Problem]
-    external: dict[str, list[tuple[str, str, int]]]  # URL -> [(page, href, offset)]
-
-
-@dataclass
-class _PageInfo:
-    ids: set[str]
-    redirect: Target | None
-    remaps: dict[str, Target]
+    external: dict[str, list[tuple[str, str]]]  # URL (no fragment) -> [(page, href)]
 
 
 def file_for(path: str, files: set[str], dirs: set[str]) -> str | None:
@@ -326,282 +245,271 @@ def file_for(path: str, files: set[str], dirs: set[str]) -> str | None:
     return None
 
 
+Verdict = tuple[str, str, str | None]  # (status, message, hint)
+Outcome = tuple[Target | str | None, Verdict | None]  # (site target, http(s) URL or None; what is wrong)
+
+
 class _Checker:
-    """Resolves hrefs and checks targets, each distinct one once (caches shared by every page)."""
+    """Resolves hrefs and checks targets, each distinct one once, against the parsed pages of a site."""
 
-    def __init__(
-        self,
-        files: set[str],
-        dirs: set[str],
-        info: Mapping[str, _PageInfo],
-        base: str,
-        site: Path | None = None,
-        defer: bool = False,
-    ):
-        self.files, self.dirs, self.base, self.site = files, dirs, base, site
-        self.info: dict[str, _PageInfo] = dict(info)
-        self.defer = defer  # leave fragments on other pages to the caller (they need those pages' ids)
-        self.current: tuple[str, str] | None = None  # (page, text) being checked
-        self.pending: list[tuple[str, str, Target]] = []  # (page, href, target) deferred
-        self.resolved: dict[tuple[str, str], Target | str | None] = {}
-        self.results: dict[Target, tuple[str, str, str | None] | None] = {}
-        self.links: dict[tuple[str, str], tuple[str, str, str | None] | str | None] = {}
+    def __init__(self, files: set[str], dirs: set[str], pages: Mapping[str, PageHTML], base: str):
+        self.files, self.dirs, self.pages, self.base = files, dirs, pages, base
+        self.outcomes: dict[tuple[str, ...], Outcome] = {}  # (*scope, href) -> outcome
+        self.fine: dict[tuple[str, ...], set[str]] = {}  # scope -> hrefs known to be fine from it
+        self.results: dict[Target, Verdict | None] = {}
+        self.served: dict[str, str | None] = {}  # target path -> the file serving it
 
-    def resolve(self, page_dir: str, href: str) -> Target | str | None:
-        """``href`` seen from a page in ``page_dir``; '../' steps are folded first, so sibling pages share."""
-        directory, rest = page_dir, href
-        while rest.startswith("../") and directory:
-            directory, rest = directory.rpartition("/")[0], rest[3:]
-        if not rest or rest[0] in "#?":  # '../' alone, or '../#x': the directory itself
-            rest = "./" + rest
-        key = (directory, rest)
-        if key not in self.resolved:
-            self.resolved[key] = resolve_href(directory + "/_" if directory else "_", rest, self.base)
-        return self.resolved[key]
+    def origin(self, page: str, html: PageHTML) -> Target | str | None:
+        """What the page's relative links resolve against: the page itself, or the URL of its <base href>."""
+        if html.base is None:
+            return Target(page, "")
+        base = _resolve(page, html.base, self.base)
+        return Target(base.path, "") if isinstance(base, Target) else base
+
+    def resolve(self, origin: Target | str | None, href: str) -> Target | str | None:
+        if isinstance(origin, Target):
+            return _resolve(origin.path, href, self.base)
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc:
+            return href
+        # a <base href> outside the site: relative links leave it too, or become URLs of the other site
+        return None if origin is None else urljoin(origin, href)
+
+    def outcome(self, origin: Target | str | None, href: str) -> Outcome:
+        target = self.resolve(origin, href)
+        if isinstance(target, Target):
+            return target, self.check(target)
+        if target is None:
+            return None, ("outside-site", "points outside the site", None)  # shared by hrefs: no href in it
+        return (target if urlsplit(target).scheme in ("http", "https") else None), None
 
     def file_for(self, path: str) -> str | None:
-        return file_for(path, self.files, self.dirs)
+        if path not in self.served:
+            self.served[path] = file_for(path, self.files, self.dirs)
+        return self.served[path]
 
-    def info_of(self, file: str) -> _PageInfo | None:
-        """Ids and redirect data of an HTML file, read once and only when a fragment needs them."""
-        if file not in self.info:
-            if not file.endswith(".html") or self.site is None:
-                return None
-            if self.current is not None and self.current[0] == file:
-                text = self.current[1]
-            else:
-                with open(self.site / file, encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
-            redirect, remaps = page_redirect(file, text, self.base)
-            self.info[file] = _PageInfo(page_ids(text), redirect, remaps)
-        return self.info[file]
-
-    def check(self, target: Target) -> tuple[str, str, str | None] | None:
+    def check(self, target: Target) -> Verdict | None:
         """None when the target resolves; else (status, message, hint)."""
-        if target not in self.results:
-            self.results[target] = self._check(target, [])
-        return self.results[target]
+        if target in self.results:
+            return self.results[target]
+        result = self.results[target] = self._check(target, [])
+        return result
 
-    def _check(self, target: Target, hops: list[str]) -> tuple[str, str, str | None] | None:
+    def _check(self, target: Target, hops: list[str]) -> Verdict | None:
         file = self.file_for(target.path)
         if file is None:
             return ("missing-file", f"no file {target.path or '/'} in the site", None)
         if not target.fragment:
             return None
-        info = self.info_of(file)
-        if info is None:
+        html = self.pages.get(file)
+        if html is None:  # not an HTML page: nothing to say about its fragments
             return None
-        if info.redirect is not None:
+        if html.refresh is not None:
             if file in hops:
                 return ("redirect-loop", "redirect loop: " + " -> ".join([*hops, file]), None)
             if len(hops) >= MAX_REDIRECT_HOPS:
                 return ("redirect-loop", f"more than {MAX_REDIRECT_HOPS} redirects", None)
-            nxt = info.remaps.get(target.fragment) or Target(info.redirect.path, target.fragment)
-            return self._check(nxt, [*hops, file])
-        if target.fragment in info.ids or target.fragment.lower() == "top":  # browsers scroll #top to the top
+            nxt = self.redirected(file, html, target.fragment)
+            return self._check(nxt, [*hops, file]) if isinstance(nxt, Target) else None
+        if fragment_found(target.fragment, html.ids):
             return None
-        return ("missing-fragment", f"no id '{target.fragment}' in {file}", did_you_mean(target.fragment, info.ids))
+        shown = _percent_decoded(target.fragment) or target.fragment
+        return ("missing-fragment", f"no id '{shown}' in {file}", did_you_mean(shown, html.ids))
 
-    def verdict(self, page: str, page_dir: str, parent: str, href: str) -> tuple[str, str, str | None] | str | None:
-        """None when the link is fine, a problem (status, message, hint), or an external URL string.
+    def redirected(self, file: str, html: PageHTML, fragment: str) -> Target | str | None:
+        """Where a redirect page's script sends a reader who came for ``fragment``.
 
-        Cached by (directory, href): sibling pages share '../' links, so the nav is resolved once.
+        The script looks the percent-decoded fragment up in its remaps; otherwise it appends the
+        fragment to its target unless that target has a fragment of its own.
         """
-        if href.startswith("#"):
-            return self.check(Target(page, unquote(href[1:])))
-        key = (parent, href) if href.startswith("../") else (page_dir, href)
-        if key in self.links:
-            return self.links[key]
-        target = self.resolve(page_dir, href)
-        if isinstance(target, Target) and target.fragment and self.defer and self.file_for(target.path) != page:
-            missing = self.file_for(target.path) is None
-            result: tuple[str, str, str | None] | str | None = self.check(target) if missing else ("defer", "", None)
-        elif isinstance(target, Target):
-            result = self.check(target)
-        elif target is None:
-            result = ("outside-site", f"'{href}' points outside the site", None)
-        else:
-            result = target.split("#", 1)[0] if urlsplit(target).scheme in ("http", "https") else None
-        self.links[key] = result
-        return result
+        assert html.refresh is not None
+        origin = self.origin(file, html)
+        decoded = _percent_decoded(fragment)
+        if decoded is not None and decoded in html.remaps:
+            return self.resolve(origin, html.remaps[decoded])
+        target = self.resolve(origin, html.refresh)
+        if isinstance(target, Target) and not target.fragment:
+            return Target(target.path, fragment)
+        return target
 
-    def check_page(self, page: str, text: str) -> tuple[int, list[Problem], list[tuple[str, str, int]]]:
-        self.current = (page, text)
-        problems, external = [], []
-        page_dir = page.rpartition("/")[0]
-        parent = page_dir.rpartition("/")[0]
-        links = page_links(text)
-        for href in links:
-            result = self.verdict(page, page_dir, parent, href)
-            if result is None:
-                continue
-            if isinstance(result, str):
-                external.append((result, href, link_offset(text, href)))
-            elif result[0] == "defer":
-                target = self.resolve(page_dir, href)
-                assert isinstance(target, Target)
-                self.pending.append((page, href, target))
+    def check_page(
+        self, page: str, html: PageHTML
+    ) -> tuple[list[tuple[str, Verdict, Target | None]], list[tuple[str, str]]]:
+        """The page's broken links (href, verdict, link-map target) and its http(s) links (href, URL).
+
+        Outcomes are shared between pages by scope: '/x' links by every page, '../x' links by the
+        children of one parent directory (so sibling pages share their nav), other relative links by
+        the pages of one directory. The root page has no parent: its '../x.html' (which leaves the
+        site) is scoped apart from 'dir/'s (which is 'x.html').
+        """
+        origin = self.origin(page, html)
+        scopes = _scopes(origin.path) if isinstance(origin, Target) else None
+        todo = set(html.urls)
+        for scope in scopes or ():  # set differences, in C: most of a page's links are known to be fine
+            todo.difference_update(self.fine.get(scope, ()))
+        problems: list[tuple[str, Verdict, Target | None]] = []
+        external: list[tuple[str, str]] = []
+        for href in [h for h in html.urls if h in todo] if len(todo) < len(html.urls) else html.urls:
+            if scopes is None or not href or href[0] in "#?":  # depends on the page (or base) itself
+                target, verdict = self.outcome(origin, href)
             else:
-                problems.append(Problem(result[0], page, href, link_offset(text, href), result[1], result[2]))
-        redirect, _ = page_redirect(page, text, self.base)
-        if redirect is not None and self.file_for(redirect.path) is None:
-            message = f"redirect target {redirect.path or '/'} is not in the site"
-            problems.append(Problem("missing-file", page, redirect.path, 0, message))
-        return len(links), problems, external
+                absolute, up, here = scopes
+                scope = absolute if href[0] == "/" else up if up and href.startswith("../") else here
+                key = (*scope, href)
+                known = self.outcomes.get(key)
+                if known is None:
+                    known = self.outcomes[key] = self.shared_outcome(origin, key, href)
+                target, verdict = known
+                if verdict is None and isinstance(target, Target):
+                    self.fine.setdefault(scope, set()).add(href)
+            if verdict is not None:
+                mapped = Target(target.path, unquote(target.fragment)) if isinstance(target, Target) else None
+                problems.append((href, verdict, mapped))
+            elif isinstance(target, str):
+                external.append((href, target))
+        return problems, external
+
+    def shared_outcome(self, origin: Target | str | None, key: tuple[str, ...], href: str) -> Outcome:
+        """The outcome of ``href`` (known by ``key``); its path is resolved once for all its fragments."""
+        path, hash_, fragment = href.partition("#")
+        if not hash_:
+            return self.outcome(origin, href)
+        path_key = (*key[:-1], key[-1].partition("#")[0])
+        known = self.outcomes.get(path_key)
+        if known is None:
+            known = self.outcomes[path_key] = self.outcome(origin, path)
+        target, verdict = known
+        if isinstance(target, Target) and verdict is None:
+            target = Target(target.path, _browser_fragment(fragment))
+            return target, self.check(target)
+        return known
 
 
-# Work shared with forked workers: set before a pool starts, read (copy-on-write) by the workers.
-_SHARED: dict[str, object] = {}
+def _scopes(origin: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Who shares a link's outcome with a page at ``origin``: for '/x', for '../x' and for other relative links.
+
+    '../x' is shared by every child of the parent directory; the root has no parent (empty scope: its
+    '../x' links are scoped with its other links).
+    """
+    directory = origin.rpartition("/")[0]
+    up = ("..", directory.rpartition("/")[0]) if directory else ()
+    return ("/",), up, (directory,)
 
 
-def _read(rel: str) -> str:
-    with open(os.path.join(str(_SHARED["site"]), rel), encoding="utf-8", errors="replace") as fh:
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", errors="replace") as fh:
         return fh.read()
 
 
-Chunk = tuple[
-    list[tuple[str, int, list[Problem], list[tuple[str, str, int]]]], list[tuple[str, str, Target]], set[Target]
-]
+def _parse_chunk(site: str, pages: list[str]) -> list[PageHTML]:
+    return [parse_page(_read(Path(site, page))) for page in pages]
 
 
-def _check_chunk(pages: list[str]) -> Chunk:
-    checker = _SHARED["checker"]
-    assert isinstance(checker, _Checker)
-    checker.pending = []
-    done = [(page, *checker.check_page(page, _read(page))) for page in pages]
-    return done, checker.pending, set(checker.results)
-
-
-def _chunks(items: list[str], n: int) -> list[list[str]]:
-    size = max(1, -(-len(items) // n))
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _run_chunks(pages: list[str], jobs: int) -> list[Chunk]:
-    import gc
-    import multiprocessing
-
-    if jobs <= 1 or len(pages) < 64 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_check_chunk(pages)]
-    gc.freeze()  # forked workers then leave the parent's objects (a whole MkDocs build) untouched
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_check_chunk, _chunks(pages, jobs * 4)))
-    finally:
-        gc.unfreeze()
+def _parse_pages(site: Path, pages: list[str], jobs: int) -> dict[str, PageHTML]:
+    """Every page parsed once; parsing is nearly all of the checker's time, and on two cores two forked
+    workers halve it (numbers in bench/linkcheck.py)."""
+    return dict(zip(pages, fork_map(partial(_parse_chunk, str(site)), pages, jobs)))
 
 
 def check_site(site: Path, base: str = "/", jobs: int | None = None) -> Report:
     """Every internal link and fragment of the built site at ``site``.
 
-    Workers check each page's links (file existence and same-page fragments need nothing else);
-    fragments on other pages come back to this process, which reads just the pages they name.
+    Each page is read and parsed once (in ``jobs`` processes; default: up to 2), then every distinct
+    target is checked once in this process. Only pages with problems are read again, to find the
+    line of each broken link's tag.
     """
-    jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
     files, dirs, pages = collect(site)
-    _SHARED.clear()
-    _SHARED.update(site=str(site), base=base, checker=_Checker(files, dirs, {}, base, site, defer=True))
-    problems: list[Problem] = []
-    external: dict[str, list[tuple[str, str, int]]] = {}
-    targets: set[Target] = set()
-    pending: list[tuple[str, str, Target]] = []
-    n_links = 0
-    try:
-        for chunk, deferred, checked in _run_chunks(pages, jobs):
-            targets |= checked
-            pending += deferred
-            for page, count, page_problems, page_external in chunk:
-                n_links += count
-                problems += page_problems
-                for url, href, offset in page_external:
-                    external.setdefault(url, []).append((page, href, offset))
-    finally:
-        _SHARED.clear()
-    checker = _Checker(files, dirs, {}, base, site)
-    texts: dict[str, str] = {}
-    for page, href, target in pending:
-        targets.add(target)
-        result = checker.check(target)
-        if result is not None:
-            if page not in texts:
-                texts[page] = (site / page).read_text(encoding="utf-8", errors="replace")
-            problems.append(Problem(result[0], page, href, link_offset(texts[page], href), result[1], result[2]))
-    return Report(len(pages), n_links, len(targets), sorted(problems, key=lambda p: (p.page, p.offset)), external)
+    parsed = _parse_pages(site, pages, jobs if jobs is not None else default_jobs())
+    checker = _Checker(files, dirs, parsed, base)
+    found: list[tuple[str, str, Verdict, Target | None]] = []
+    external: dict[str, list[tuple[str, str]]] = {}
+    for page in pages:
+        problems, links_out = checker.check_page(page, parsed[page])
+        found += [(page, href, verdict, target) for href, verdict, target in problems]
+        for href, url in links_out:
+            external.setdefault(url.split("#", 1)[0], []).append((page, href))
+    located = _locate_all(site, [(page, href) for page, href, _, _ in found])
+    problems_out = [
+        Problem(verdict[0], page, href, *located[page, href], verdict[1], verdict[2], target)
+        for page, href, verdict, target in found
+    ]
+    problems_out.sort(key=lambda p: (p.page, p.line, p.col, p.href))
+    n_links = sum(len(html.urls) for html in parsed.values())
+    return Report(len(pages), n_links, len(checker.results), problems_out, external)
 
 
-def html_line(site: Path, page: str, offset: int) -> int:
-    with open(site / page, encoding="utf-8", errors="replace") as fh:
-        return fh.read(offset).count("\n") + 1
+def _locate_all(site: Path, links: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(line, col) of each (page, href), reading each page once."""
+    by_page: dict[str, list[str]] = {}
+    for page, href in links:
+        by_page.setdefault(page, []).append(href)
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for page, hrefs in by_page.items():
+        text = _read(site / page)
+        for href in hrefs:
+            out[page, href] = locate(text, href)
+    return out
 
 
 def to_diagnostics(
     report: Report, site: Path, link_map: LinkMap | None, site_label: str, base: str = "/"
 ) -> list[Diagnostic]:
-    """Problems as located diagnostics: at the Markdown source when the link map knows it."""
+    """Problems as located diagnostics: at the Markdown source when the link map knows it, else at the tag.
+
+    ``site`` and ``base`` are kept for callers; the report already holds every line and target.
+    """
     out: list[Diagnostic] = []
     for problem in report.problems:
-        target = resolve_href(problem.page, problem.href, base)
-        if isinstance(target, str):
-            target = Target(target.split("#", 1)[0], "")
-        sources = link_map.find(problem.page, target) if link_map and isinstance(target, Target) else []
-        message = f"broken link '{problem.href}': {problem.message}"
+        sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
         if sources:
-            for src in sources:
-                if src.missing_page:
-                    kind = "page" if src.missing_page.endswith(".md") else "file"
-                    shown = f"broken link '{src.text}': no {kind} {src.missing_page} in the docs"
-                    hint = (
-                        did_you_mean(src.missing_page, link_map.sources_docs()) if link_map and kind == "page" else None
-                    )
-                else:
-                    shown = f"broken link '{src.text}': {problem.message}"
-                    hint = problem.hint
-                out.append(Diagnostic(src.location, shown, problem.status, hint=hint))
+            out += [_source_diagnostic(problem, src, link_map) for src in sources]
             continue
         where = f"{site_label.rstrip('/')}/{problem.page}"
         source = link_map.sources.get(problem.page) if link_map else None
         hint = problem.hint if not source else "; ".join(filter(None, [problem.hint, f"page built from {source}"]))
-        out.append(
-            Diagnostic(
-                Location(where, html_line(site, problem.page, problem.offset)), message, problem.status, hint=hint
-            )
-        )
+        message = f"broken link '{problem.href}': {problem.message}"
+        out.append(Diagnostic(Location(where, problem.line, problem.col), message, problem.status, hint=hint))
     unique = list(dict.fromkeys(out))
     return sorted(unique, key=lambda d: (d.location.path, d.location.line, d.location.col, d.message))
+
+
+def _source_diagnostic(problem: Problem, src: SourceLink, link_map: LinkMap | None) -> Diagnostic:
+    if src.missing_page:
+        kind = "page" if src.missing_page.endswith(".md") else "file"
+        shown = f"broken link '{src.text}': no {kind} {src.missing_page} in the docs"
+        hint = did_you_mean(src.missing_page, link_map.sources_docs()) if link_map and kind == "page" else None
+        return Diagnostic(src.location, shown, problem.status, hint=hint)
+    return Diagnostic(src.location, f"broken link '{src.text}': {problem.message}", problem.status, hint=problem.hint)
 
 
 def external_diagnostics(
     report: Report, results: Mapping[str, object], site: Path, link_map: LinkMap | None, site_label: str
 ) -> list[Diagnostic]:
-    """Broken external URLs, located at every Markdown line (or HTML page) that links them."""
+    """Broken external URLs, located at every Markdown line (or HTML tag) that links them."""
     out: list[Diagnostic] = []
+    broken: list[tuple[str, str, str, str]] = []  # (page, href, message, code)
     for url, uses in sorted(report.external.items()):
         result = results.get(url)
         status = getattr(result, "status", "ok")
         if status in ("ok", "ignored"):
             continue
         message = f"external link '{url}': {getattr(result, 'message', status)}"
-        for page, _href, offset in uses:
+        for page, href in uses:
             sources = link_map.find(page, Target(url, "")) if link_map else []
             if sources:
                 out += [Diagnostic(s.location, message, f"external-{status}") for s in sources]
             else:
-                out.append(
-                    Diagnostic(
-                        Location(f"{site_label.rstrip('/')}/{page}", html_line(site, page, offset)),
-                        message,
-                        f"external-{status}",
-                    )
-                )
+                broken.append((page, href, message, f"external-{status}"))
+    located = _locate_all(site, [(page, href) for page, href, _, _ in broken])
+    for page, href, message, code in broken:
+        line, col = located[page, href]
+        out.append(Diagnostic(Location(f"{site_label.rstrip('/')}/{page}", line, col), message, code))
     return sorted(dict.fromkeys(out), key=lambda d: (d.location.path, d.location.line, d.location.col))
 
 
 __all__ = [
-    "external_diagnostics",
-    "link_targets",
-    "markdown_links",
+    "MAP_FILE",
     "LinkMap",
-    "PageScan",
     "Problem",
     "Report",
     "SourceLink",
@@ -609,9 +517,11 @@ __all__ = [
     "base_path",
     "check_site",
     "collect",
-    "resolve_href",
-    "scan_html",
+    "external_diagnostics",
     "file_for",
+    "fragment_found",
+    "link_targets",
+    "page_ids",
+    "resolve_href",
     "to_diagnostics",
-    "MAP_FILE",
 ]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import convert
-from .text import code_line_mask, front_matter_key_line, mask_code_spans, split_front_matter
+from .text import front_matter_key_line, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
 
@@ -20,6 +19,8 @@ class Rendered:
     diagnostics: list[Diagnostic]
     inclusions: list[Inclusion]
     snippets_used: set[str]
+    links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
+    ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
@@ -42,38 +43,39 @@ def render_body(
         body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"), edit_url
     )
     converted = convert(expansion.text, expansion.source_map, root, generated)
-    duplicates = duplicate_ids(converted.text, converted.source_map)
+    duplicates = duplicate_ids(converted.ids)
     diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates), key=sort_key)
-    return Rendered(converted.text, converted.source_map, diagnostics, expansion.inclusions, expansion.snippets_used)
+    return Rendered(
+        converted.text,
+        converted.source_map,
+        diagnostics,
+        expansion.inclusions,
+        expansion.snippets_used,
+        converted.links,
+        converted.ids,
+    )
 
 
-EXPLICIT_ID_RE = re.compile(r"""\{\s*#([^\s}]+)[^}]*\}\s*$|\sid\s*=\s*["']([^"']+)["']""")
 MAX_PAGE_BYTES = 2_000_000
 
 
-def duplicate_ids(text: str, source_map: SourceMap) -> list[Diagnostic]:
+def duplicate_ids(ids: list[tuple[str, Location]]) -> list[Diagnostic]:
     """Explicit ids ({ #x } headings, id="x" in HTML) given twice on one page; MkDocs keeps both."""
     seen: dict[str, Location] = {}
     problems = []
-    lines = text.split("\n")
-    for i, (line, code) in enumerate(zip(lines, code_line_mask(lines))):
-        if code or ("{" not in line and "id" not in line):
+    for anchor, here in ids:
+        if anchor not in seen:
+            seen[anchor] = here
             continue
-        for m in EXPLICIT_ID_RE.finditer(mask_code_spans(line)):
-            anchor = m.group(1) or m.group(2)
-            here = source_map.at(i)  # columns of converted text do not map back; the line does
-            if anchor in seen:
-                first = seen[anchor]
-                problems.append(
-                    Diagnostic(
-                        here,
-                        f"duplicate id '{anchor}' on this page (first at {first.path}:{first.line})",
-                        "duplicate-id",
-                        hint="give one of them another id",
-                    )
-                )
-            else:
-                seen[anchor] = here
+        first = seen[anchor]
+        problems.append(
+            Diagnostic(
+                here,
+                f"duplicate id '{anchor}' on this page (first at {first.path}:{first.line})",
+                "duplicate-id",
+                hint="give one of them another id",
+            )
+        )
     return problems
 
 

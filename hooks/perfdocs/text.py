@@ -9,9 +9,10 @@ from typing import Any
 
 import yaml
 
+from .markdown import code_lines, scan_inline
+
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-FENCE_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})(?P<space>[ \t]+)(?P<text>.*?)[ \t]*$")
 CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
 ATTR_ID_RE = re.compile(r"[ \t]*\{[ \t]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$")
@@ -20,35 +21,20 @@ FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(?P<body>.*?)(?:\r?\n)?^(?:---|\.
 
 
 def code_line_mask(lines: list[str]) -> list[bool]:
-    """True for each line that is part of a fenced code block (fence lines included)."""
-    mask = [False] * len(lines)
-    open_fence: str | None = None
-    for i, line in enumerate(lines):
-        m = FENCE_RE.match(line)
-        if open_fence is None:
-            if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
-                open_fence = m.group("fence")
-                mask[i] = True
-        else:
-            mask[i] = True
-            if (
-                m
-                and m.group("fence")[0] == open_fence[0]
-                and len(m.group("fence")) >= len(open_fence)
-                and not m.group("info").strip()
-            ):
-                open_fence = None
-    return mask
-
-
-CODE_SPAN_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+    """True for each line of a CommonMark text that is part of a fenced or indented code block, at any
+    depth (list items, blockquotes, component bodies), fence lines included."""
+    return code_lines("\n".join(lines))[: len(lines)]
 
 
 def mask_code_spans(line: str) -> str:
     """The line with inline code spans replaced by spaces of equal length (positions kept)."""
     if "`" not in line:
         return line
-    return CODE_SPAN_RE.sub(lambda m: " " * len(m.group(0)), line)
+    chars = list(line)
+    for start, end in scan_inline(line).literal:
+        if line[start] == "`":
+            chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def slugify(text: str, separator: str = "-") -> str:

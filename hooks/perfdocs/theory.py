@@ -7,7 +7,6 @@ expanded text keeps its origin (snippet file and line, plus the chain of include
 from __future__ import annotations
 
 import html
-import os
 import posixpath
 import re
 from collections.abc import Callable
@@ -15,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
-from .dialect import TAG_RE, error_block
+from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
+from .dialect import error_block
+from .markdown import Tag, scan_inline
 from .text import code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
 
 SCENARIOS = (
@@ -32,9 +32,6 @@ HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 THEORY_DIR = "performance/_theory"  # docs-relative home of the snippets
 MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
-THEORY_LINE_RE = re.compile(r"^[ \t]*<Theory\b[^<>]*/>[ \t]*$")
-ONLY_OPEN_RE = re.compile(r"^[ \t]*<Only\b(?P<attrs>[^<>]*)>[ \t]*$")
-ONLY_CLOSE_RE = re.compile(r"^[ \t]*</Only>[ \t]*$")
 NAME_ATTR_RE = re.compile(r"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*/?$""")
 SCENARIO_ATTR_RE = re.compile(r"""^\s*scenario\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$""")
 INLINE_LINK_RE = re.compile(r"(\]\()(<?)([^)\s>]+)")
@@ -95,10 +92,7 @@ class SnippetLibrary:
         self._cache: dict[str, tuple[Snippet | None, list[Diagnostic]]] = {}
 
     def display(self, path: Path) -> str:
-        try:
-            return Path(os.path.abspath(path)).relative_to(os.path.abspath(self.root)).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return display_path(path, self.root)
 
     def names(self) -> list[str]:
         if not self.directory.is_dir():
@@ -227,7 +221,7 @@ class _Expander:
                 if all(keep for keep, _ in only_stack):
                     self.emit(line, loc)
                 continue
-            masked = mask_code_spans(line)
+            masked = mask_code_spans(line) if "<" in line else line
             if "<Only" in masked or "</Only" in masked:
                 if self._only_tag(masked, loc, only_stack):
                     continue
@@ -246,18 +240,18 @@ class _Expander:
             self.error(loc, "<Only> opened here is never closed", "unclosed-component", "add </Only>")
 
     def _only_tag(self, masked: str, loc: Location, only_stack: list[tuple[bool, Location]]) -> bool:
-        if ONLY_CLOSE_RE.match(masked):
+        tag = _alone(masked, "Only")
+        if tag is not None and tag.closing:
             if only_stack:
                 only_stack.pop()
             else:
                 self.error(loc, "</Only> closes nothing", "unmatched-close")
             return True
-        m = ONLY_OPEN_RE.match(masked)
-        if not m:
+        if tag is None or tag.self_closing:
             col = masked.find("<Only") + 1 if "<Only" in masked else masked.find("</Only") + 1
             self.error(loc.with_col(col), "<Only ...> and </Only> must each stand on a line of their own", "bad-only")
             return False
-        attr = SCENARIO_ATTR_RE.match(m.group("attrs"))
+        attr = SCENARIO_ATTR_RE.match(tag.attrs)
         if not attr:
             self.error(loc, '<Only> needs exactly one attribute: scenario="name[,name...]"', "bad-attribute")
             only_stack.append((False, loc))
@@ -279,13 +273,12 @@ class _Expander:
     def _theory(self, masked: str, line: str, loc: Location, frame: _Frame) -> None:
         col = masked.find("<Theory") + 1
         loc = loc.with_col(col)
-        if not THEORY_LINE_RE.match(masked):
+        tag = _alone(masked, "Theory")
+        if tag is None or not tag.self_closing:
             self.error(loc, '<Theory name="..."/> must stand alone on its line and be self-closing', "bad-theory")
             self.emit_error(loc, "bad <Theory> tag")
             return
-        tag = TAG_RE.search(masked)
-        attrs = tag.group("attrs") if tag else ""
-        m = NAME_ATTR_RE.match(attrs or "")
+        m = NAME_ATTR_RE.match(tag.attrs)
         name = (m.group(1) or m.group(2) or "") if m else ""
         if not m or not SNIPPET_NAME_RE.match(name):
             self.error(
@@ -379,6 +372,8 @@ class _Expander:
             absolute = posixpath.normpath(posixpath.join(base, path))
             return posixpath.relpath(absolute, page_dir) + sep + frag
 
+        if "](" not in line and "]:" not in line:
+            return line
         masked = mask_code_spans(line)
         pieces, pos = [], 0
         for m in INLINE_LINK_RE.finditer(masked):
@@ -391,6 +386,15 @@ class _Expander:
         if ref:
             line = ref.group(1) + ref.group(2) + fix(ref.group(3)) + line[ref.end() :]
         return line
+
+
+def _alone(masked: str, name: str) -> Tag | None:
+    """The ``<name ...>`` tag that is the whole of the line (blanks aside), as the inline parser reads it."""
+    text = masked.strip(" \t")
+    tags = scan_inline(text).tags
+    if len(tags) == 1 and tags[0].name == name and tags[0].start == 0 and tags[0].end == len(text):
+        return tags[0]
+    return None
 
 
 def expand(

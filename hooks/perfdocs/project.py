@@ -1,0 +1,211 @@
+"""The project as MkDocs configures it, read once: paths, URLs, theme overrides and display paths.
+
+``Project.load`` reads ``mkdocs.yml`` with MkDocs' own ``load_config`` (the CLI);
+``Project.from_config`` takes the config MkDocs hands to ``on_config`` (the hooks). Everything
+that names a file in a diagnostic goes through ``Project.display``, so a build started from any
+working directory with ``-f``, and a project whose ``docs_dir`` is not ``docs``, print the same
+paths: relative to the directory that holds ``mkdocs.yml``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from .diagnostics import display_path
+from .history import SiteWide
+from .matrix import scan_scenario_pages
+from .theory import THEORY_DIR, Inclusion, SnippetLibrary
+
+CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
+REDIRECTS_FILE = "redirects.yml"
+PYPROJECT = "pyproject.toml"
+
+
+class ProjectError(Exception):
+    """The configuration is missing or invalid; the message says which file and why."""
+
+
+class MissingConfig(ProjectError):
+    """No configuration file where one was looked for."""
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path  # the directory of mkdocs.yml, absolute
+    config_file: Path
+    docs_dir: Path
+    site_dir: Path
+    site_url: str | None
+    custom_dir: Path | None
+    extra_css: tuple[str, ...]  # docs-relative, as in mkdocs.yml
+    extra_javascript: tuple[str, ...]
+    hooks: tuple[Path, ...]
+    watch: tuple[Path, ...]
+    nav: Any
+    repo_url: str | None
+    edit_uri: str | None
+
+    # -- loading -----------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, config: Any) -> Project:
+        """From a validated MkDocs config (what ``on_config`` receives)."""
+        config_file = Path(os.path.abspath(config.config_file_path or CONFIG_NAMES[0]))
+        root = config_file.parent
+        theme_dir = getattr(config.theme, "custom_dir", None) if config.theme is not None else None
+        return cls(
+            root=root,
+            config_file=config_file,
+            docs_dir=_under(root, config.docs_dir),
+            site_dir=_under(root, config.site_dir),
+            site_url=config.site_url or None,
+            custom_dir=_under(root, theme_dir) if theme_dir else None,
+            extra_css=tuple(str(p) for p in config.extra_css or ()),
+            extra_javascript=tuple(_script_path(p) for p in config.extra_javascript or ()),
+            hooks=tuple(_under(root, p) for p in (config.get("hooks") or ())),  # keys: paths as in mkdocs.yml
+            watch=tuple(_under(root, p) for p in (config.get("watch") or ())),
+            nav=config.nav,
+            repo_url=config.repo_url or None,
+            edit_uri=config.edit_uri,
+        )
+
+    @classmethod
+    def load(cls, config_file: str | Path | None = None) -> Project:
+        """Read ``config_file`` (default: mkdocs.yml in the working directory) the way ``mkdocs build -f`` does."""
+        path = _config_path(config_file)
+        from mkdocs.config import load_config
+        from mkdocs.exceptions import MkDocsException
+
+        with _captured("mkdocs") as messages:
+            try:
+                config = load_config(str(path))
+            except MkDocsException as exc:
+                errors = [m for m in messages if m.startswith("Config value")] or [str(exc)]
+                raise ProjectError(f"{path}: invalid configuration: " + " ".join("; ".join(errors).split())) from exc
+            except (OSError, ValueError) as exc:  # unreadable file, YAML the loader rejects
+                raise ProjectError(f"{path}: cannot read the configuration: {exc}") from exc
+        return cls.from_config(config)
+
+    # -- paths -------------------------------------------------------------------------
+    def display(self, path: Path | str) -> str:
+        """``path`` relative to the project root, with forward slashes; absolute when outside the root."""
+        return display_path(path, self.root)
+
+    @property
+    def theory_dir(self) -> Path:
+        return self.docs_dir / THEORY_DIR
+
+    @property
+    def redirects_file(self) -> Path:
+        return self.root / REDIRECTS_FILE
+
+    @property
+    def pyproject(self) -> Path:
+        return self.root / PYPROJECT
+
+    @property
+    def base(self) -> str:
+        """The path the site is served under: '/' for https://example.org/, '/docs/' for .../docs/."""
+        path = urlsplit(self.site_url or "").path or "/"
+        return path if path.endswith("/") else path + "/"
+
+    @property
+    def edit_base(self) -> str | None:
+        """repo_url joined with edit_uri: the "edit this page" URL of docs_dir, ending in '/'."""
+        if not self.repo_url or self.edit_uri is None:
+            return None
+        edit_uri = self.edit_uri if self.edit_uri.endswith("/") else self.edit_uri + "/"
+        return urljoin(self.repo_url if self.repo_url.endswith("/") else self.repo_url + "/", edit_uri)
+
+    def pages(self) -> list[Path]:
+        """Every Markdown page under docs_dir, theory snippets excluded, sorted."""
+        theory = self.theory_dir
+        return sorted(p for p in self.docs_dir.rglob("*.md") if not p.is_relative_to(theory))
+
+    def docs_path(self, path: Path) -> str:
+        """``path`` relative to docs_dir (MkDocs' src_uri); the file name when it is outside."""
+        absolute = Path(os.path.abspath(path))
+        if absolute.is_relative_to(self.docs_dir):
+            return absolute.relative_to(self.docs_dir).as_posix()
+        return absolute.name
+
+    def site_wide(self) -> SiteWide:
+        """What affects every page when it changes, as display paths.
+
+        mkdocs.yml, pyproject.toml, redirects.yml, the hook files with the package beside them and
+        what ``watch:`` names, the theme's custom_dir, and the extra CSS and JavaScript under docs_dir.
+        """
+        files = {self.display(self.config_file), self.display(self.pyproject), self.display(self.redirects_file)}
+        files |= {self.display(self.docs_dir / p) for p in (*self.extra_css, *self.extra_javascript) if _local(p)}
+        directories = set()
+        for path in (*self.hooks, *self.watch, *([self.custom_dir] if self.custom_dir else [])):
+            if path.is_dir():
+                directories.add(self.display(path).rstrip("/") + "/")
+            else:
+                files.add(self.display(path))
+                if path.suffix == ".py":  # the package a hook file imports lives beside it
+                    directories.add(self.display(path.parent).rstrip("/") + "/")
+        directories.discard("./")
+        return SiteWide(frozenset(files), tuple(sorted(directories)))
+
+
+def _config_path(config_file: str | Path | None) -> Path:
+    if config_file is not None:
+        path = Path(config_file)
+        if path.is_dir():
+            path = next((path / n for n in CONFIG_NAMES if (path / n).is_file()), path / CONFIG_NAMES[0])
+    else:
+        path = next((Path(n) for n in CONFIG_NAMES if Path(n).is_file()), Path(CONFIG_NAMES[0]))
+    if not path.is_file():
+        raise MissingConfig(f"{path}: no such config file (give one with -f/--config-file)")
+    return Path(os.path.abspath(path))
+
+
+def _under(root: Path, path: str | os.PathLike[str]) -> Path:
+    """``path`` as MkDocs means it: relative paths are relative to the directory of mkdocs.yml."""
+    return Path(os.path.normpath(root / path))
+
+
+def _script_path(entry: Any) -> str:
+    return str(getattr(entry, "path", entry))
+
+
+def _local(path: str) -> bool:
+    return "://" not in path and not path.startswith("//")
+
+
+@contextmanager
+def _captured(logger_name: str) -> Iterator[list[str]]:
+    """The messages logged on ``logger_name`` inside the block, not printed."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                messages.append(record.getMessage())
+
+    logger = logging.getLogger(logger_name)
+    handler = Collect()
+    previous = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = previous
+
+
+def scenario_index(
+    pages: Sequence[tuple[str, str, str]], library: SnippetLibrary
+) -> dict[str, tuple[str, list[Inclusion]]]:
+    """What <TechniqueMatrix/> needs from every page (docs path, display path, source); empty when no page uses it."""
+    if not any("<TechniqueMatrix" in source for _, _, source in pages):
+        return {}
+    return scan_scenario_pages(pages, library)

@@ -1,0 +1,433 @@
+"""The allowlist that decides what HTML may reach a page, applied with nh3 (ammonia).
+
+``unsafe_constructs(fragment)`` says what the allowlist would remove from one raw-HTML fragment
+of a Markdown page, with the offset of each construct, so the dialect can report it at its
+Markdown line. ``clean_page(html)`` applies the same allowlist to a page's rendered content in
+every build mode, then turns the dialect's YouTube placeholders into the privacy-enhanced embed.
+Both are pure: they return their result and the findings, and never log.
+
+The decision of what is removed comes from a real HTML5 parser (lexbor, through selectolax,
+parsing the text as a ``<div>`` fragment the way ammonia does); offsets are located in the text
+afterwards with a small start-tag reader.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import nh3
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+__all__ = [
+    "ALLOWED_ATTRIBUTES",
+    "ALLOWED_TAGS",
+    "URL_SCHEMES",
+    "Finding",
+    "clean_page",
+    "unsafe_constructs",
+    "youtube_embed",
+    "youtube_placeholder",
+]
+
+FORBIDDEN_HTML, UNSAFE_URL = "forbidden-html", "unsafe-url"
+
+MATHML_TAGS = frozenset(
+    """
+math maction annotation annotation-xml menclose merror mfenced mfrac mi mmultiscripts mn mo mover mpadded
+mphantom mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup mtable mtd mtext mtr munder
+munderover semantics none
+""".split()
+)
+ALLOWED_TAGS = (
+    frozenset(
+        """
+a abbr acronym address article aside b bdi bdo blockquote br caption center cite code col colgroup data dd
+del details dfn div dl dt em figcaption figure footer h1 h2 h3 h4 h5 h6 header hgroup hr i img input ins kbd
+label li main mark nav ol p picture pre q rp rt rtc ruby s samp section small source span strike strong sub
+summary sup table tbody td tfoot th thead time tr track tt u ul var video audio wbr
+""".split()
+    )
+    | MATHML_TAGS
+)
+GENERIC_ATTRIBUTES = frozenset({"id", "class", "title", "lang", "dir", "role", "hidden", "translate"})
+GENERIC_PREFIXES = frozenset({"data-", "aria-"})
+MATHML_ATTRIBUTES = frozenset(
+    """
+display displaystyle mathvariant mathsize mathcolor mathbackground scriptlevel dir fence separator stretchy
+symmetric largeop movablelimits accent accentunder lspace rspace minsize maxsize form linethickness
+numalign denomalign bevelled notation columnalign rowalign columnspan rowspan columnlines rowlines frame
+width height depth voffset encoding xmlns
+""".split()
+)
+ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "*": GENERIC_ATTRIBUTES,
+    "a": frozenset({"href", "hreflang", "name", "rel", "target", "type", "download"}),
+    "img": frozenset({"src", "srcset", "sizes", "alt", "width", "height", "loading", "decoding", "align"}),
+    "source": frozenset({"src", "srcset", "sizes", "type", "media", "width", "height"}),
+    "video": frozenset({"src", "poster", "width", "height", "controls", "muted", "loop", "playsinline", "preload"}),
+    "audio": frozenset({"src", "controls", "muted", "loop", "preload"}),
+    "track": frozenset({"src", "kind", "srclang", "label", "default"}),
+    "input": frozenset({"type", "name", "checked", "disabled"}),
+    "label": frozenset({"for"}),
+    "details": frozenset({"open", "name"}),
+    "ol": frozenset({"start", "reversed", "type"}),
+    "li": frozenset({"value"}),
+    "time": frozenset({"datetime"}),
+    "data": frozenset({"value"}),
+    "del": frozenset({"cite", "datetime"}),
+    "ins": frozenset({"cite", "datetime"}),
+    "q": frozenset({"cite"}),
+    "blockquote": frozenset({"cite"}),
+    "abbr": frozenset({"title"}),
+    "bdo": frozenset({"dir"}),
+    "table": frozenset({"summary", "align"}),
+    "col": frozenset({"span", "align", "width"}),
+    "colgroup": frozenset({"span", "align", "width"}),
+    "th": frozenset({"colspan", "rowspan", "headers", "scope", "align", "style"}),
+    "td": frozenset({"colspan", "rowspan", "headers", "align", "style"}),
+    "tr": frozenset({"align"}),
+    "thead": frozenset({"align"}),
+    "tbody": frozenset({"align"}),
+    "tfoot": frozenset({"align"}),
+    "hr": frozenset({"width", "size", "align"}),
+    **{tag: MATHML_ATTRIBUTES for tag in MATHML_TAGS},
+}
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# Attributes holding URLs. ammonia checks the scheme of href, src, poster and a few others itself;
+# cite and srcset it passes through, so clean_page filters those two (see _url_filter).
+URL_ATTRIBUTES = frozenset({"href", "src", "cite", "poster", "srcset", "action", "formaction", "data", "xlink:href"})
+STYLE_PROPERTIES = frozenset({"text-align"})  # what Python-Markdown's tables write into th/td
+CLEAN_CONTENT_TAGS = frozenset({"script", "style"})
+# Known elements the allowlist removes: reported as "raw <x> is not allowed". Other unknown names
+# (components such as <Tip>, custom elements) are the dialect's to report.
+KNOWN_FORBIDDEN = frozenset(
+    """
+script style iframe frame frameset object embed applet form base meta link noscript template textarea
+button select option optgroup fieldset legend output dialog canvas svg portal param title head body html
+isindex keygen marquee xmp plaintext noembed noframes slot
+""".split()
+)
+
+VIDEO_CLASS = "perfdocs-video"
+YOUTUBE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One construct the allowlist removes; ``offset`` is 0-based in the text that was checked.
+
+    ``construct`` is what the construct is called in source text (``<script``, ``onerror``), and
+    ``scheme`` the URL scheme of an unsafe-url finding, for a caller that has to find the construct
+    again in the Markdown the HTML came from.
+    """
+
+    offset: int
+    message: str
+    code: str
+    construct: str
+    scheme: str = ""
+
+
+# -- the allowlist as nh3 arguments --------------------------------------------------------------
+_TAGS, _CLEAN_CONTENT, _PREFIXES = set(ALLOWED_TAGS), set(CLEAN_CONTENT_TAGS), set(GENERIC_PREFIXES)
+_ATTRIBUTES = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
+_SCHEMES, _STYLES = set(URL_SCHEMES), set(STYLE_PROPERTIES)
+
+
+def _clean(html: str) -> str:
+    lowered = html.lower()
+    needs_filter = "srcset" in lowered or "cite" in lowered  # the URL attributes ammonia does not check
+    return nh3.clean(
+        html,
+        tags=_TAGS,
+        clean_content_tags=_CLEAN_CONTENT,
+        attributes=_ATTRIBUTES,
+        attribute_filter=_url_filter if needs_filter else None,
+        strip_comments=True,
+        link_rel=None,
+        generic_attribute_prefixes=_PREFIXES,
+        url_schemes=_SCHEMES,
+        filter_style_properties=_STYLES,
+    )
+
+
+def _url_filter(tag: str, attribute: str, value: str) -> str | None:
+    if attribute == "srcset":
+        return value if all(_allowed_url(url) for url in srcset_urls(value)) else None
+    if attribute == "cite":
+        return value if _allowed_url(value) else None
+    return value
+
+
+# -- URLs ----------------------------------------------------------------------------------------
+def url_scheme(value: str) -> str | None:
+    """The scheme a browser sees in an attribute value (entities already decoded), lower case; None if relative.
+
+    Browsers strip leading and trailing C0 controls and spaces and drop tabs and newlines anywhere,
+    so ``"  java\\tscript:"`` is the javascript: scheme.
+    """
+    if ":" not in value:
+        return None
+    cleaned = value.strip(_C0_AND_SPACE).translate(_TAB_AND_NEWLINES)
+    head, colon, _ = cleaned.partition(":")
+    if not colon or not head or not head[0].isascii() or not head[0].isalpha():
+        return None
+    if not all(c.isascii() and (c.isalnum() or c in "+-.") for c in head):
+        return None  # a colon later in a relative path ("a/b:c", "?q=x:y")
+    return urlsplit(cleaned).scheme.lower() or None
+
+
+_C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
+_TAB_AND_NEWLINES = {9: None, 10: None, 13: None}
+
+
+def _allowed_url(value: str) -> bool:
+    scheme = url_scheme(value)
+    return scheme is None or scheme in URL_SCHEMES
+
+
+def srcset_urls(value: str) -> list[str]:
+    """The URLs of a srcset value: comma-separated candidates, each a URL and an optional descriptor."""
+    return [part.split()[0] for part in value.split(",") if part.split()]
+
+
+def _bad_schemes(attribute: str, value: str) -> list[str]:
+    urls = srcset_urls(value) if attribute == "srcset" else [value]
+    schemes = [url_scheme(url) for url in urls]
+    return [s for s in schemes if s is not None and s not in URL_SCHEMES]
+
+
+# -- what the allowlist removes --------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Removal:
+    attribute: str | None  # None: the whole element
+    message: str
+    code: str
+    scheme: str = ""
+
+
+def _style_allowed(value: str) -> bool:
+    """True when nh3 keeps every declaration of this style value (text-align only)."""
+    kept = nh3.clean(
+        f'<table><tr><td style="{html_lib.escape(value, quote=True)}">x</td></tr></table>',
+        tags={"table", "tbody", "tr", "td"},
+        attributes={"td": {"style"}},
+        filter_style_properties=set(STYLE_PROPERTIES),
+    )
+    declarations = [d for d in value.split(";") if d.strip()]
+    return kept.count(":") >= len(declarations)
+
+
+def _attribute_removal(tag: str, name: str, value: str) -> _Removal | None:
+    if name.startswith("on"):
+        return _Removal(name, f"event handler attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
+    allowed = (
+        name in ALLOWED_ATTRIBUTES["*"]
+        or name in ALLOWED_ATTRIBUTES.get(tag, ())
+        or any(name.startswith(p) for p in GENERIC_PREFIXES)
+    )
+    if not allowed:
+        return _Removal(name, f"attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
+    if name == "style" and not _style_allowed(value):
+        message = "attribute 'style' is not allowed in pages except text-align on table cells"
+        return _Removal(name, message, FORBIDDEN_HTML)
+    if name in URL_ATTRIBUTES:
+        bad = _bad_schemes(name, value)
+        if bad:
+            return _Removal(name, f"URL with the {bad[0]}: scheme is not allowed", UNSAFE_URL, bad[0])
+    return None
+
+
+def _element_removals(tag: str, node: LexborNode) -> list[_Removal]:
+    if tag in KNOWN_FORBIDDEN:
+        parent = (node.parent.tag or "").lower() if node.parent is not None else ""
+        if parent in KNOWN_FORBIDDEN:
+            return []  # inside an element already reported: it goes with it
+        return [_Removal(None, f"raw <{tag}> is not allowed in pages", FORBIDDEN_HTML)]
+    if tag not in ALLOWED_TAGS:
+        return []  # unknown names (components, custom elements): the dialect reports them
+    return [r for name, value in node.attributes.items() if (r := _attribute_removal(tag, name.lower(), value or ""))]
+
+
+def _removals(text: str) -> list[tuple[str, int, list[_Removal]]]:
+    """(tag, ordinal among the elements of that name, removals) for each element that loses something."""
+    root = LexborHTMLParser(text, is_fragment=True).root
+    if root is None:
+        return []
+    seen: dict[str, int] = {}
+    found = []
+    for node in root.traverse(include_text=False):
+        tag = (node.tag or "").lower()
+        if not tag or tag.startswith("-"):
+            continue
+        ordinal = seen.get(tag, 0)
+        seen[tag] = ordinal + 1
+        removals = _element_removals(tag, node)
+        if removals:
+            found.append((tag, ordinal, removals))
+    return found
+
+
+def unsafe_constructs(fragment: str) -> list[Finding]:
+    """What the allowlist would remove from one raw-HTML fragment of a page, in source order."""
+    return _findings(fragment, _removals(fragment))
+
+
+# -- locating a construct in the text ----------------------------------------------------------
+@dataclass(frozen=True)
+class _StartTag:
+    name: str
+    offset: int
+    attributes: tuple[tuple[str, int], ...]  # (lower-case name, offset)
+
+
+class _StartTags(HTMLParser):
+    """Offsets of the start tags in a text, with the offset of each attribute name."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.line_starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
+        self.tags: list[_StartTag] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        line, col = self.getpos()
+        offset = self.line_starts[line - 1] + col
+        raw = self.get_starttag_text() or ""
+        self.tags.append(_StartTag(tag.lower(), offset, tuple((n, offset + i) for n, i in attribute_offsets(raw))))
+
+    handle_startendtag = handle_starttag
+
+
+def attribute_offsets(start_tag: str) -> list[tuple[str, int]]:
+    """(lower-case name, offset) of each attribute in one start tag's text, split as the HTML5 tokenizer does."""
+    space = " \t\n\f\r"
+    i, n = 1, len(start_tag)
+    while i < n and start_tag[i] not in space + "/>":
+        i += 1
+    found = []
+    while i < n:
+        while i < n and start_tag[i] in space + "/":
+            i += 1
+        if i >= n or start_tag[i] == ">":
+            break
+        begin = i
+        i += 1  # a name may start with '='
+        while i < n and start_tag[i] not in space + "/>=":
+            i += 1
+        found.append((start_tag[begin:i].lower(), begin))
+        while i < n and start_tag[i] in space:
+            i += 1
+        if i < n and start_tag[i] == "=":
+            i += 1
+            while i < n and start_tag[i] in space:
+                i += 1
+            if i < n and start_tag[i] in "\"'":
+                end = start_tag.find(start_tag[i], i + 1)
+                i = n if end < 0 else end + 1
+            else:
+                while i < n and start_tag[i] not in space + ">":
+                    i += 1
+    return found
+
+
+def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> list[Finding]:
+    """Each removal at its offset: the n-th element named x is the n-th start tag named x in the text."""
+    if not removals:
+        return []
+    by_name: dict[str, list[_StartTag]] = {}
+    for tag in _StartTags(text).tags:
+        by_name.setdefault(tag.name, []).append(tag)
+    findings = []
+    for name, ordinal, element_removals in removals:
+        candidates = by_name.get(name, [])
+        start = candidates[min(ordinal, len(candidates) - 1)] if candidates else None
+        for removal in element_removals:
+            findings.append(
+                Finding(
+                    _offset(start, removal.attribute),
+                    removal.message,
+                    removal.code,
+                    f"<{name}" if removal.attribute is None else removal.attribute,
+                    removal.scheme,
+                )
+            )
+    return sorted(findings, key=lambda f: f.offset)
+
+
+def _offset(tag: _StartTag | None, attribute: str | None) -> int:
+    if tag is None:
+        return 0
+    if attribute is None:
+        return tag.offset
+    return next((offset for name, offset in tag.attributes if name == attribute), tag.offset)
+
+
+# -- a page's content ----------------------------------------------------------------------------
+def clean_page(html: str) -> tuple[str, list[Finding]]:
+    """A page's content HTML through the allowlist, placeholders turned into embeds, and what was removed.
+
+    Offsets of the findings are in ``html``.
+    """
+    findings = _findings(html, _removals(html))
+    cleaned = _clean(html)
+    if VIDEO_CLASS in cleaned:
+        cleaned, bad_ids = _fill_videos(cleaned)
+        findings += [_bad_video(html, video_id) for video_id in bad_ids]
+    return cleaned, sorted(findings, key=lambda f: f.offset)
+
+
+def _fill_videos(html: str) -> tuple[str, list[str]]:
+    """Each placeholder with a valid id gets its iframe; the ids that are not valid come back."""
+    tree = LexborHTMLParser(html, is_fragment=True)
+    bad = []
+    filled = 0
+    for node in tree.css(f"div.{VIDEO_CLASS}[data-youtube-id]"):
+        video_id = node.attributes.get("data-youtube-id") or ""
+        if not is_youtube_id(video_id):
+            bad.append(video_id)
+            continue
+        title = node.attributes.get("data-title") or "YouTube video"
+        node.inner_html = youtube_embed(video_id, title)
+        del node.attrs["data-youtube-id"]
+        if "data-title" in node.attrs:
+            del node.attrs["data-title"]
+        filled += 1
+    return (tree.html or "") if filled else html, bad
+
+
+def _bad_video(html: str, video_id: str) -> Finding:
+    where = html.find(f'data-youtube-id="{html_lib.escape(video_id, quote=True)}"')
+    return Finding(
+        max(where, 0),
+        f"video id '{video_id}' is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
+        "bad-attribute",
+        "data-youtube-id",
+    )
+
+
+# -- YouTube ---------------------------------------------------------------------------------------
+def is_youtube_id(video_id: str) -> bool:
+    return len(video_id) == 11 and all(c in YOUTUBE_ID_CHARS for c in video_id)
+
+
+def youtube_placeholder(video_id: str, title: str) -> str:
+    """What the dialect writes for <Youtube>: an empty element the allowlist keeps, filled by clean_page."""
+    return (
+        f'<div class="{VIDEO_CLASS}" data-youtube-id="{html_lib.escape(video_id, quote=True)}" '
+        f'data-title="{html_lib.escape(title, quote=True)}"></div>'
+    )
+
+
+def youtube_embed(video_id: str, title: str) -> str:
+    """The privacy-enhanced player iframe (youtube-nocookie.com) for a valid video id."""
+    return (
+        f'<iframe src="https://www.youtube-nocookie.com/embed/{video_id}" '
+        f'title="{html_lib.escape(title, quote=True)}" loading="lazy" '
+        'referrerpolicy="strict-origin-when-cross-origin" '
+        'allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>'
+    )

@@ -1,0 +1,298 @@
+"""The allowlist sanitiser: what it reports in raw HTML, what it removes from pages, what it keeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from perfdocs.sanitize import (
+    attribute_offsets,
+    clean_page,
+    srcset_urls,
+    unsafe_constructs,
+    url_scheme,
+    youtube_embed,
+    youtube_placeholder,
+)
+from selectolax.lexbor import LexborHTMLParser
+
+EVENT = "event handler attribute '{}' is not allowed in pages"
+SCHEME = "URL with the {}: scheme is not allowed"
+
+
+def found(fragment: str) -> list[tuple[int, str, str]]:
+    return [(f.offset, f.code, f.message) for f in unsafe_constructs(fragment)]
+
+
+@pytest.mark.parametrize(
+    ("fragment", "expected"),
+    [
+        ("<img/onerror=alert(1) src=x>", [(5, "forbidden-html", EVENT.format("onerror"))]),
+        ("<svg/onload=alert(1)>", [(0, "forbidden-html", "raw <svg> is not allowed in pages")]),
+        ('<a href="&#106;avascript:alert(1)">x</a>', [(3, "unsafe-url", SCHEME.format("javascript"))]),
+        ('<img src="x.png"\n     onerror="alert(2)">', [(22, "forbidden-html", EVENT.format("onerror"))]),
+        (
+            '<iframe\n  src="https://evil.example/"></iframe>',
+            [(0, "forbidden-html", "raw <iframe> is not allowed in pages")],
+        ),
+        (
+            '<div srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;">',
+            [(5, "forbidden-html", "attribute 'srcdoc' is not allowed in pages")],
+        ),
+        ('<a href="java&#x09;script:alert(1)">', [(3, "unsafe-url", SCHEME.format("javascript"))]),
+        ('<a href="  javascript:alert(1)">', [(3, "unsafe-url", SCHEME.format("javascript"))]),
+        ('<a href="JaVaScRiPt:alert(1)">', [(3, "unsafe-url", SCHEME.format("javascript"))]),
+        ('<a href="vbscript:msgbox(1)">', [(3, "unsafe-url", SCHEME.format("vbscript"))]),
+        ('<img src="data:image/svg+xml;base64,PHN2Zz4=">', [(5, "unsafe-url", SCHEME.format("data"))]),
+        ('<img srcset="a.png 1x, javascript:alert(1) 2x">', [(5, "unsafe-url", SCHEME.format("javascript"))]),
+        ('<blockquote cite="javascript:alert(1)">q</blockquote>', [(12, "unsafe-url", SCHEME.format("javascript"))]),
+        ("<script>alert(1)</script>", [(0, "forbidden-html", "raw <script> is not allowed in pages")]),
+        ("<style>body{}</style>", [(0, "forbidden-html", "raw <style> is not allowed in pages")]),
+        ('<object data="x.swf"></object>', [(0, "forbidden-html", "raw <object> is not allowed in pages")]),
+        ('<embed src="x.swf">', [(0, "forbidden-html", "raw <embed> is not allowed in pages")]),
+        ('<base href="https://evil.example/">', [(0, "forbidden-html", "raw <base> is not allowed in pages")]),
+        ('<meta http-equiv="refresh" content="0">', [(0, "forbidden-html", "raw <meta> is not allowed in pages")]),
+        # a form is reported once: what it holds goes with it
+        (
+            '<form action="/x"><button formaction="javascript:x">b</button></form>',
+            [(0, "forbidden-html", "raw <form> is not allowed in pages")],
+        ),
+        ('<p style="position:fixed">x</p>', [(3, "forbidden-html", "attribute 'style' is not allowed in pages")]),
+        (
+            '<table><tr><td style="text-align: left; color: red">x</td></tr></table>',
+            [(15, "forbidden-html", "attribute 'style' is not allowed in pages except text-align on table cells")],
+        ),
+        # the second <img> is the bad one, and an attribute value with '>' does not hide the handler
+        ('<img src="ok.png"><img src=x onerror=y>', [(29, "forbidden-html", EVENT.format("onerror"))]),
+        ('<a title="a>b" onclick="x">t</a>', [(15, "forbidden-html", EVENT.format("onclick"))]),
+        ('<img ONERROR="x" src=y>', [(5, "forbidden-html", EVENT.format("onerror"))]),
+        (
+            '<img src="x" onerror="a" onload="b">',
+            [(13, "forbidden-html", EVENT.format("onerror")), (25, "forbidden-html", EVENT.format("onload"))],
+        ),
+        ("<math><mi onclick=x>x</mi></math>", [(10, "forbidden-html", EVENT.format("onclick"))]),
+        (
+            '<math><mi href="javascript:x">x</mi></math>',
+            [(10, "forbidden-html", "attribute 'href' is not allowed in pages")],
+        ),
+    ],
+)
+def test_unsafe_constructs(fragment: str, expected: list[tuple[int, str, str]]) -> None:
+    assert found(fragment) == expected
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        '<kbd>Ctrl</kbd> H<sub>2</sub>O x<sup>2</sup><br><abbr title="t">T</abbr><mark>m</mark><del>d</del><ins>i</ins>',
+        '<span class="x">s</span><dl><dt>t</dt><dd>d</dd></dl><details open><summary>s</summary>b</details>',
+        '<figure><picture><source srcset="a.webp 1x, b.webp 2x" type="image/webp"><img src="a.png" alt="a" '
+        'width="10" loading="lazy"></picture><figcaption>c</figcaption></figure>',
+        '<video controls poster="p.png" width="320"><source src="v.mp4" type="video/mp4"></video>',
+        '<a href="https://example.org/x?q=1#f" title="t">e</a><a href="../x.md#y">r</a><a href="#top">f</a>',
+        '<a href="mailto:a@example.org">m</a><a href="a/b:c">relative with a colon</a>',
+        '<table><tr><th style="text-align: center;">h</th><td align="right" colspan="2">d</td></tr></table>',
+        '<math display="block"><mrow><mi>x</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></mrow></math>',
+        '<div class="admonition tip" data-x="1" aria-label="a" role="note" id="i">x</div>',
+        '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio"><label for="__tabbed_1_1">A</label>',
+        "</div>",
+    ],
+)
+def test_ordinary_html_is_kept(fragment: str) -> None:
+    assert unsafe_constructs(fragment) == []
+    cleaned, findings = clean_page(fragment)
+    assert findings == []
+    assert shape(cleaned) == shape(fragment)
+
+
+def test_unknown_names_are_left_to_the_dialect() -> None:
+    """A component the dialect did not convert (it reports it) is not ours to report; its tag is dropped."""
+    assert unsafe_constructs("<Tip warning={true}>") == []
+    assert clean_page("<Tip warning={true}><p>x</p></Tip>") == ("<p>x</p>", [])
+
+
+def shape(html: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """Elements and text in document order, attributes sorted: what a browser renders from the HTML.
+
+    Comments render nothing, so they are left out and the text around them is joined.
+    """
+    root = LexborHTMLParser(html, is_fragment=True).root
+    if root is None:
+        return []
+    out: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    for node in root.traverse(include_text=True):
+        if node.tag == "-comment":
+            continue
+        if node.tag == "-text":
+            text = node.text_content or ""
+            if out and out[-1][0] == "#text":
+                text = out.pop()[1][0][1] + text
+            out.append(("#text", (("", text),)))
+        else:
+            out.append((node.tag or "", tuple(sorted((k, _normal(k, v or "")) for k, v in node.attributes.items()))))
+    return out
+
+
+def _normal(name: str, value: str) -> str:
+    return value.replace(" ", "").rstrip(";") if name == "style" else value
+
+
+@pytest.mark.parametrize(
+    ("value", "scheme"),
+    [
+        ("javascript:x", "javascript"),
+        ("  JavaScript:x", "javascript"),
+        ("java\tscript:x", "javascript"),
+        ("java\nscript:x", "javascript"),
+        ("\x01javascript:x", "javascript"),
+        ("https://x", "https"),
+        ("x.html", None),
+        ("../a/b.md#c", None),
+        ("#frag", None),
+        ("a/b:c", None),
+        ("?q=a:b", None),
+        ("1x:y", None),
+    ],
+)
+def test_url_scheme(value: str, scheme: str | None) -> None:
+    assert url_scheme(value) == scheme
+
+
+def test_srcset_urls() -> None:
+    assert srcset_urls("a.png 1x,  b.png 2x , c.png") == ["a.png", "b.png", "c.png"]
+
+
+def test_attribute_offsets_skip_quoted_values() -> None:
+    tag = "<img title='onerror=x' / src=x\n  onerror = \"y\">"
+    assert attribute_offsets(tag) == [("title", 5), ("src", 25), ("onerror", 33)]
+    assert [tag[i : i + len(name)] for name, i in attribute_offsets(tag)] == ["title", "src", "onerror"]
+
+
+@pytest.mark.parametrize(
+    ("page", "kept"),
+    [
+        ('<p>a</p><img src="x.png" onerror="alert(1)"><p>b</p>', '<p>a</p><img src="x.png"><p>b</p>'),
+        ("<p>a<script>alert(1)</script>b</p>", "<p>ab</p>"),
+        ('<iframe src="https://evil.example/"></iframe><p>x</p>', "<p>x</p>"),
+        ('<a href="&#106;avascript:alert(1)">x</a>', "<a>x</a>"),
+        ('<a href="java&#x09;script:alert(1)">x</a>', "<a>x</a>"),
+        ('<img srcset="javascript:alert(1) 1x" src="a.png">', '<img src="a.png">'),
+        ('<svg onload="alert(1)"><circle r="1"></circle></svg><p>x</p>', "<p>x</p>"),
+        ("<p>x<!-- a comment --></p>", "<p>x</p>"),
+    ],
+)
+def test_clean_page_removes_what_it_reports(page: str, kept: str) -> None:
+    cleaned, findings = clean_page(page)
+    assert shape(cleaned) == shape(kept)
+    assert len(findings) == (0 if "<!--" in page else 1)
+    assert_not_executable(cleaned)
+
+
+def assert_not_executable(html: str) -> None:
+    tree = LexborHTMLParser(html, is_fragment=True)
+    assert tree.root is not None
+    for node in tree.root.traverse(include_text=False):
+        assert node.tag not in {"script", "iframe", "object", "embed", "svg", "style", "form", "base", "meta"} or (
+            node.tag == "iframe"
+            and (node.attributes.get("src") or "").startswith("https://www.youtube-nocookie.com/embed/")
+        )
+        for name, value in node.attributes.items():
+            assert not name.lower().startswith("on"), (node.tag, name)
+            for url in srcset_urls(value or "") if name == "srcset" else [value or ""]:
+                assert url_scheme(url) in {None, "http", "https", "mailto"}, (node.tag, name, value)
+
+
+def test_clean_page_finding_offsets_point_into_the_page() -> None:
+    page = '<p>intro</p>\n<p><img src="a.png"\n   onerror="alert(2)"></p>'
+    [finding] = clean_page(page)[1]
+    assert page[finding.offset :].startswith("onerror")
+    assert finding.construct == "onerror"
+
+
+def test_youtube_placeholder_becomes_the_nocookie_embed() -> None:
+    page = "<p>x</p>" + youtube_placeholder("dQw4w9WgXcQ", 'A "quoted" & <odd> title')
+    cleaned, findings = clean_page(page)
+    assert findings == []
+    iframe = LexborHTMLParser(cleaned, is_fragment=True).css("div.perfdocs-video > iframe")
+    assert len(iframe) == 1
+    assert iframe[0].attributes["src"] == "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"
+    assert iframe[0].attributes["title"] == 'A "quoted" & <odd> title'
+    assert shape(cleaned) == shape(
+        "<p>x</p>"
+        + f'<div class="perfdocs-video">{youtube_embed("dQw4w9WgXcQ", iframe[0].attributes["title"] or "")}</div>'
+    )
+    assert_not_executable(cleaned)
+
+
+def test_a_placeholder_with_a_bad_id_stays_empty_and_is_reported() -> None:
+    page = '<div class="perfdocs-video" data-youtube-id="x&quot;&gt;&lt;script&gt;" data-title="t"></div>'
+    cleaned, findings = clean_page(page)
+    assert [(f.code, f.message) for f in findings] == [
+        (
+            "bad-attribute",
+            "video id 'x\"><script>' is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
+        )
+    ]
+    assert LexborHTMLParser(cleaned, is_fragment=True).css("iframe") == []
+
+
+def test_an_iframe_written_as_raw_html_is_removed_even_when_it_points_to_youtube() -> None:
+    page = '<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"></iframe>'
+    cleaned, findings = clean_page(page)
+    assert [f.message for f in findings] == ["raw <iframe> is not allowed in pages"]
+    assert "iframe" not in cleaned
+
+
+CAPTURE_HOOK = """
+from pathlib import Path
+
+OUT = Path(__file__).parent / "captured"
+
+
+def on_page_content(html, page, **_):
+    OUT.mkdir(exist_ok=True)
+    (OUT / (page.file.src_uri.replace("/", "__") + ".html")).write_text(html, encoding="utf-8")
+    return html
+"""
+
+# What the site's own markup must keep: tabs, admonitions, code, details, the matrix, headerlinks.
+PARTS = [
+    "div.tabbed-set > input[type=radio][name][id]",
+    "div.tabbed-labels > label[for]",
+    "div.tabbed-content > div.tabbed-block",
+    "div.admonition > p.admonition-title",
+    "div.highlight pre code span[class]",
+    "a.headerlink[href^='#']",
+    "td[style], th[style]",
+    "span.perfdocs-sr-only",
+    "p.perfdocs-edit > a[href^='https://']",
+    "table",
+]
+
+
+@pytest.mark.slow
+def test_the_real_site_loses_nothing(tmp_path: Path) -> None:
+    """Every page's content, as MkDocs renders it, goes through the allowlist unchanged in meaning."""
+    from .sitetools import build, copy_project
+
+    project = copy_project(tmp_path / "project")
+    (project / "capture.py").write_text(CAPTURE_HOOK, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("hooks:\n", "hooks:\n  - capture.py\n", 1), encoding="utf-8"
+    )
+    result = build(project, tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    pages = sorted((project / "captured").glob("*.html"))
+    assert len(pages) >= 9
+    totals = dict.fromkeys(PARTS, 0)
+    for page in pages:
+        raw = page.read_text(encoding="utf-8")
+        cleaned, findings = clean_page(raw)
+        assert findings == [], page.name
+        assert shape(cleaned) == shape(raw), page.name
+        before, after = LexborHTMLParser(raw, is_fragment=True), LexborHTMLParser(cleaned, is_fragment=True)
+        for selector in PARTS:
+            assert len(after.css(selector)) == len(before.css(selector)), (page.name, selector)
+            totals[selector] += len(before.css(selector))
+    assert all(totals.values()), totals  # the site really has each kind of markup
