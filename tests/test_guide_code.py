@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 import shlex
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from .conftest import ROOT
+from .recipes.blocks import PYTHON as PYTHON_LANGS
+from .recipes.blocks import SHELL as SHELL_LANGS
+from .recipes.blocks import guide_blocks
 
-DOCS = ROOT / "docs"
-FENCE_RE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-    re.M | re.S,
-)
+DOCS = ROOT / "docs" / "performance"
 # Arguments of the Hugging Face example scripts (run_clm.py and friends) that are not TrainingArguments.
 SCRIPT_ARGS = {
     "model_name_or_path",
@@ -53,19 +50,13 @@ SCRIPT_ARGS = {
 LAUNCHERS = ("python", "python3", "torchrun", "accelerate", "deepspeed")
 
 
-def blocks(languages: set[str]) -> list[tuple[str, int, str]]:
-    found = []
-    for path in sorted(DOCS.rglob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        for m in FENCE_RE.finditer(text):
-            if m.group("lang").lower() in languages:
-                line = text.count("\n", 0, m.start()) + 1
-                found.append((f"{path.relative_to(ROOT)}:{line}", line, textwrap.dedent(m.group("body"))))
-    return found
+def blocks(languages: frozenset[str]) -> list[tuple[str, int, str]]:
+    """(docs/performance/page:line, line, code) of every fenced block in ``languages``, found with markdown-it-py."""
+    return [(f"docs/performance/{b.id}", b.line, b.code) for b in guide_blocks(DOCS) if b.lang in languages]
 
 
-PYTHON = blocks({"python", "py"})
-SHELL = blocks({"bash", "sh", "shell", "console"})
+PYTHON = blocks(PYTHON_LANGS)
+SHELL = blocks(SHELL_LANGS)
 
 
 def training_argument_names() -> set[str]:
@@ -105,7 +96,11 @@ def test_training_arguments_keywords_exist() -> None:
 
 
 def script_flags(command: str) -> list[str]:
-    """Flags given to the Python script of a launcher command line (not to the launcher)."""
+    """Flags given to a Trainer script of a launcher command line (not to the launcher).
+
+    Trainer scripts are the Transformers examples (``run_*.py``) and the guide's own ``train*.py``; other
+    scripts (llama.cpp's converter, nccl-tests) have flags of their own.
+    """
     try:
         words = shlex.split(command, comments=True)
     except ValueError:
@@ -113,7 +108,7 @@ def script_flags(command: str) -> list[str]:
     if not words or Path(words[0]).name not in LAUNCHERS:
         return []
     script = next((i for i, w in enumerate(words) if w.endswith(".py")), None)
-    if script is None:
+    if script is None or not Path(words[script]).name.startswith(("run_", "train")):
         return []
     return [w[2:].split("=", 1)[0] for w in words[script + 1 :] if w.startswith("--")]
 
@@ -140,6 +135,7 @@ def test_trainer_cli_flags_exist() -> None:
         ),
         ("accelerate launch --num_processes 2 train.py --output_dir out", ["output_dir"]),
         ("pip install -U transformers --pre", []),
+        ("python convert_hf_to_gguf.py ./model --outtype q8_0", []),
     ],
 )
 def test_script_flags_only_counts_the_script(command: str, flags: list[str]) -> None:

@@ -88,17 +88,15 @@ class _Site:
         if source is None:
             return None, problems
         shown = self.project.display(path)
-        generated = {}
-        if "<TechniqueMatrix" in source:
-            if self._scenarios is None:
-                items = [
-                    (self.project.docs_path(p), self.project.display(p), s)
-                    for p in self.project.pages()
-                    for s in [self.read(p)[0]]
-                    if s is not None
-                ]
-                self._scenarios = scenario_index(items, self.library)
-            generated = generated_components(source, self.library, self._scenarios, self.project.docs_path(path))
+        if "<TechniqueMatrix" in source and self._scenarios is None:  # needs every page's includes
+            items = [
+                (self.project.docs_path(p), self.project.display(p), s)
+                for p in self.project.pages()
+                for s in [self.read(p)[0]]
+                if s is not None
+            ]
+            self._scenarios = scenario_index(items, self.library)
+        generated = generated_components(source, self.library, self._scenarios or {}, self.project.docs_path(path))
         rendered = render_source(source, shown, self.library, self.project.root, generated)
         return rendered, problems + rendered.diagnostics
 

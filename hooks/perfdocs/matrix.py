@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 
+from .badges import tested_with_badge
 from .text import split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -78,8 +79,17 @@ def scan_scenario_pages(
 def generated_components(
     text: str, library: SnippetLibrary, scenario_pages: Mapping[str, tuple[str, list[Inclusion]]], docs_path: str
 ) -> dict[str, list[str]]:
-    """Lines for the build-generated components that ``text`` uses."""
-    if "<TechniqueMatrix" not in text:
-        return {}
-    snippets = [s for s in (library.get(n)[0] for n in library.names()) if s is not None]
-    return {"TechniqueMatrix": technique_matrix(snippets, scenario_pages, docs_path)}
+    """Lines for the build-generated components that ``text`` uses.
+
+    A badge whose pins cannot be read is left out, so the page reports ``<TestedWith/>`` as not generated
+    (``badges.recipe_pins`` names the bad entry).
+    """
+    generated: dict[str, list[str]] = {}
+    if "<TechniqueMatrix" in text:
+        snippets = [s for s in (library.get(n)[0] for n in library.names()) if s is not None]
+        generated["TechniqueMatrix"] = technique_matrix(snippets, scenario_pages, docs_path)
+    if "<TestedWith" in text:
+        badge, problems = tested_with_badge(library.root)
+        if badge and not problems:
+            generated["TestedWith"] = badge
+    return generated
