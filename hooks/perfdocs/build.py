@@ -19,6 +19,7 @@ from mkdocs.utils.meta import get_data
 
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import error_block
+from .html import PageHTML, parse_page
 from .linkcheck import (
     MAP_FILE,
     LinkMap,
@@ -81,6 +82,7 @@ class BuildState:
     link_map: LinkMap = field(default_factory=LinkMap)
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
     prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered]]] = field(default_factory=dict)
+    content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     reported: set[str] = field(default_factory=set)
     errors: int = 0
 
@@ -277,7 +279,11 @@ class BuildState:
         return rendered.text
 
     def page_content(self, html: str, page: Any) -> str:
-        """The page's HTML through the allowlist; each removal the Markdown side missed is reported."""
+        """The page's HTML through the allowlist; each removal the Markdown side missed is reported.
+
+        The links and ids of the cleaned content are kept for the link check: what the author wrote is
+        checked from here, without parsing the theme around it on every page (`perfdocs check-links`
+        still reads whole pages, theme included)."""
         cleaned, findings = clean_page(html)
         if findings:
             markdown = self.markdown.get(page.file.src_uri)
@@ -285,12 +291,14 @@ class BuildState:
             new = [d for d in located if not markdown or _key(d) not in markdown.reported]
             self.report(new)
             if new:  # under mkdocs serve the author sees them on the page, as with the Markdown-side errors
-                return error_box(new) + cleaned
+                cleaned = error_box(new) + cleaned
+        self.content_links[page.file.dest_uri] = parse_page(cleaned)
         return cleaned
 
     def post_page(self, output: str, page: Any) -> None:
         if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
-            self.page_ids[page.file.src_uri] = page_ids(output)
+            content = self.content_links.get(page.file.dest_uri)
+            self.page_ids[page.file.src_uri] = content.ids if content else page_ids(output)
         self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
 
     def post_build(self, config: Any) -> None:
@@ -319,7 +327,7 @@ class BuildState:
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)
         map_file.write_text(self.link_map.to_json(), encoding="utf-8")
-        report = check_site(site, self.base)
+        report = check_site(site, self.base, known=self.content_links)
         self.report(to_diagnostics(report, site, self.link_map, self.display(site), self.base))
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
 

@@ -1,8 +1,9 @@
 """The doc-builder (MDX-style) dialect converted to Material for MkDocs Markdown.
 
-``convert(text, source_map, root)`` is pure: it returns the converted text, a source map of the
-output (one Location per output line) and the diagnostics found. It never logs and never raises
-on bad input.
+``convert(text, source_map, root)`` returns the converted text, a source map of the output (one
+Location per output line), the diagnostics found, and every link and explicit id with its place. It
+never logs and never raises on bad input; the only thing it reads besides its arguments is the file a
+``<literalinclude>`` names.
 
 The structure comes from CommonMark (``perfdocs.markdown``): a text is read as a sequence of
 top-level blocks; blockquotes and list items are containers whose content is converted as a text of
@@ -24,15 +25,13 @@ from . import markdown as md
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .html import locate, parse_page
 from .sanitize import URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
+from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE
 
 ATTR_RE = re.compile(
     r"""\s*(?P<name>[A-Za-z_:][\w.:-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}"""
     r"""|(?P<uq>[^\s"'=<>`{}]+)))?\s*"""
 )
 ALERT_RE = re.compile(r"^[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
-ATTR_ID_RE = re.compile(r"\{[ \t]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$")  # attr_list's '{ #id }' ending a heading
-CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
-VALID_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 LANGUAGE_RE = re.compile(r"[\w+#.-]*")
 
 FRAMEWORK_LABELS = {"pt": "PyTorch", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}

@@ -411,15 +411,20 @@ def _parse_pages(site: Path, pages: list[str], jobs: int) -> dict[str, PageHTML]
     return dict(zip(pages, fork_map(partial(_parse_chunk, str(site)), pages, jobs)))
 
 
-def check_site(site: Path, base: str = "/", jobs: int | None = None) -> Report:
+def check_site(
+    site: Path, base: str = "/", jobs: int | None = None, known: Mapping[str, PageHTML] | None = None
+) -> Report:
     """Every internal link and fragment of the built site at ``site``.
 
     Each page is read and parsed once (in ``jobs`` processes; default: up to 2), then every distinct
     target is checked once in this process. Only pages with problems are read again, to find the
-    line of each broken link's tag.
+    line of each broken link's tag. ``known`` holds pages already parsed by the caller (the build passes
+    each Markdown page's content): those are not read again.
     """
     files, dirs, pages = collect(site)
-    parsed = _parse_pages(site, pages, jobs if jobs is not None else default_jobs())
+    known = {page: known[page] for page in pages if page in known} if known else {}
+    rest = [page for page in pages if page not in known]
+    parsed = {**known, **_parse_pages(site, rest, jobs if jobs is not None else default_jobs())}
     checker = _Checker(files, dirs, parsed, base)
     found: list[tuple[str, str, Verdict, Target | None]] = []
     external: dict[str, list[tuple[str, str]]] = {}

@@ -1,4 +1,5 @@
-"""Line-level Markdown facts shared by the transforms: fences, code spans, headings, front matter."""
+"""Markdown facts shared by the transforms: which lines are code and what is a code span (both from the
+CommonMark parser in perfdocs.markdown), heading syntax, slugs and front matter."""
 
 from __future__ import annotations
 
