@@ -193,8 +193,11 @@ BLOCKS = _build().disable("inline")  # block structure only: inline content is r
 
 
 def parse(text: str) -> list[Token]:
-    """Block tokens with line maps (inline tokens keep their content, unparsed)."""
-    return BLOCKS.parse(text)
+    """Block tokens with line maps (inline tokens keep their content, unparsed).
+
+    A lone carriage return would end a line for markdown-it but not for the callers, whose lines are
+    the text split on '\\n': it is read as a space (same length, same offsets)."""
+    return BLOCKS.parse(text.replace("\r", " ") if "\r" in text else text)
 
 
 @functools.lru_cache(maxsize=8192)
