@@ -162,14 +162,18 @@ def test_build_from_the_docs_directory_with_f(tmp_path: Path) -> None:
     page = project / "docs/performance/scalability.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n<Tipp>x</Tipp>\n", encoding="utf-8")
     line = len(page.read_text(encoding="utf-8").split("\n")) - 1
-    result = subprocess.run(
-        [tool("mkdocs"), "build", "--strict", "-f", "../mkdocs.yml", "-d", str(tmp_path / "site")],
-        cwd=project / "docs",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=600,
-    )
+
+    def build() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [tool("mkdocs"), "build", "--strict", "-f", "../mkdocs.yml", "-d", str(tmp_path / "site")],
+            cwd=project / "docs",
+            capture_output=True,
+            text=True,
+            env=ENV,
+            timeout=600,
+        )
+
+    result = build()
     assert "Traceback" not in result.stderr
     assert result.returncode == 1
     assert (
@@ -177,14 +181,7 @@ def test_build_from_the_docs_directory_with_f(tmp_path: Path) -> None:
         in result.stderr
     )
     page.write_text(page.read_text(encoding="utf-8").replace("\n<Tipp>x</Tipp>\n", "\n"), encoding="utf-8")
-    result = subprocess.run(
-        [tool("mkdocs"), "build", "--strict", "-f", "../mkdocs.yml", "-d", str(tmp_path / "site")],
-        cwd=project / "docs",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=600,
-    )
+    result = build()
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "site/performance/scalability/index.html").is_file()
 
