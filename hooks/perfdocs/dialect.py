@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -108,7 +109,6 @@ class Node:
     body_start: Pos
     body_end: Pos | None = None
     children: list[Node | Piece | md.Block] = field(default_factory=list)
-    closed: bool = False
     message: str = ""  # for "#error" nodes: what the error box says
     where: Location = Location("<unknown>", 0)  # the opening tag in the source
 
@@ -225,7 +225,6 @@ class _Converter:
             self.links[(href, self.location(lines[at[0]], at[1]))] = None
             scheme = url_scheme(href)
             if scheme is not None and scheme not in URL_SCHEMES:
-                at = pos(_destination(raw, offset))
                 self.error(
                     lines[at[0]],
                     at[1],
@@ -266,7 +265,7 @@ class _Converter:
         if any(line.text.strip() for line in _slice(lines, start, end)):
             stack[-1].children.append(Piece(start, end))
 
-    def _unparsed_tags(self, raw: str, found: md.Inline, lines: list[Line], pos) -> None:  # type: ignore[no-untyped-def]
+    def _unparsed_tags(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
         """'<Tip' in text that no parse read as a tag (``<Tip warning={ true }>``): loud, not literal."""
         for m in re.finditer(r"</?([A-Za-z][\w-]*)", raw):
             if any(a <= m.start() < b for a, b in found.opaque):
@@ -339,7 +338,7 @@ class _Converter:
                 did_you_mean(tag.name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
                 or "write it as inline code (`<...>`) if it is meant literally",
             )
-            node = Node("#error", {}, start[0], col, end, closed=True)
+            node = Node("#error", {}, start[0], col, end)
             node.message = f"{self.location(line, start[1])}: unknown component <{tag.name}>"
             stack[-1].children.append(node)
             if not tag.self_closing:
@@ -352,7 +351,7 @@ class _Converter:
         node = Node(tag.name, attrs, start[0], col, end, where=self.location(line, start[1]))
         stack[-1].children.append(node)
         if tag.self_closing:
-            node.closed, node.body_end = True, end
+            node.body_end = end
             if tag.name not in VOID:
                 self.error(line, start[1], f"<{tag.name}/> cannot be self-closing: it needs content", "empty-component")
         else:
@@ -387,8 +386,7 @@ class _Converter:
                 "mismatched-close",
                 f"add </{inner.name.removeprefix('#unknown:')}> before it",
             )
-        node = stack.pop()
-        node.closed, node.body_end = True, at
+        stack.pop().body_end = at
 
     def _attributes(self, name: str, raw: str, line: Line, offset: int) -> dict[str, tuple[str, str]]:
         spec = COMPONENTS[name]

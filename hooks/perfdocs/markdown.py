@@ -18,7 +18,6 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block.html_block import html_block as _html_block
@@ -70,7 +69,6 @@ class Inline:
     links: list[tuple[int, str]]  # (offset of the construct, destination as parsed) for links and images
     opaque: list[tuple[int, int]]  # spans that are code or raw HTML: not text for the dialect
     literal: list[tuple[int, int]] = field(default_factory=list)  # code spans, autolinks, escapes: never HTML
-    link_spans: list[tuple[int, int]] = field(default_factory=list)  # [text](dest) constructs, as links
 
 
 def _recording(fn: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
@@ -231,7 +229,6 @@ def inline_of(children: list[Token]) -> Inline:
                 found.html.append((start, token.content))
         elif token.type == "image" or (token.type == "link_open" and token.markup != "autolink"):
             found.links.append((start, str(token.attrGet("href") or token.attrGet("src") or "")))
-            found.link_spans.append((start, end))
     return found
 
 
@@ -266,10 +263,6 @@ class Block:
     start: int
     end: int
     tokens: list[Token] = field(default_factory=list)
-
-    @property
-    def inline(self) -> Token | None:
-        return next((t for t in self.tokens if t.type == "inline"), None)
 
 
 def blocks(text: str, n_lines: int) -> list[Block]:
@@ -381,10 +374,6 @@ def content_indent(first_line: str) -> tuple[int, str]:
     if not rest.strip() or spaces > 4:
         return marker_end + 1, marker
     return marker_end + spaces, marker
-
-
-def meta(token: Token, key: str, default: Any = None) -> Any:
-    return token.meta.get(key, default) if token.meta else default
 
 
 __all__ = [
