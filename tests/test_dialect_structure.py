@@ -111,3 +111,8 @@ def test_the_golden_containers_page_renders_every_component() -> None:
     for code in tree.css("code"):
         code.decompose()
     assert "<Tip" not in tree.body.text()
+
+
+def test_tip_warning_shorthand_is_a_warning() -> None:
+    tree = rendered("<Tip warning>\nCareful.\n</Tip>\n")
+    assert texts(tree, "div.admonition.warning p:not(.admonition-title)") == ["Careful."]

@@ -346,6 +346,8 @@ class _Converter:
             return
         attrs = self._attributes(tag.name, tag.attrs, line, start[1])
         parent = PARENTS.get(tag.name)
+        if parent and stack[-1].name != parent and any(n.name == parent for n in stack):
+            self._close_before(tag.name, parent, line, start, stack)
         if parent and stack[-1].name != parent:
             self.error(line, start[1], f"<{tag.name}> must be directly inside <{parent}>", "misplaced-component")
         node = Node(tag.name, attrs, start[0], col, end, where=self.location(line, start[1]))
@@ -356,6 +358,27 @@ class _Converter:
                 self.error(line, start[1], f"<{tag.name}/> cannot be self-closing: it needs content", "empty-component")
         else:
             stack.append(node)
+
+    def _close_before(self, name: str, parent: str, line: Line, at: Pos, stack: list[Node]) -> None:
+        """A tab opened while a sibling (or what it holds) is still open: the root cause is the missing
+        close, reported once where that component opened; the components are closed here, so what
+        follows reads as the author meant it (no cascade of follow-on errors)."""
+        here = self.location(line, at[1]).line
+        while stack[-1].name != parent:
+            inner = stack.pop()
+            inner.body_end = at
+            shown = inner.name.removeprefix("#unknown:")
+            if inner.where in self._reported_open:
+                continue
+            self._reported_open.add(inner.where)
+            self.diagnostics.append(
+                Diagnostic(
+                    inner.where,
+                    f"<{shown}> opened here is not closed before <{name}> at line {here}",
+                    "unclosed-component",
+                    hint=f"add </{shown}> before line {here}",
+                )
+            )
 
     def _close(self, name: str, line: Line, offset: int, at: Pos, stack: list[Node]) -> None:
         unknown = f"#unknown:{name}"
