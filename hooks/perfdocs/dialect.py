@@ -185,8 +185,21 @@ class _Converter:
             else:
                 stack[-1].children.append(block)
         end = (len(lines) - 1, len(lines[-1].text)) if lines else (0, 0)
-        for node in reversed(stack[1:]):
+        while len(stack) > 1:
+            node = stack.pop()
             node.body_end = end
+            if node.name.startswith("#unknown:"):
+                stack[-1].children.extend(node.children)
+                continue  # the unknown-component error already names the cause
+            tabs = [i for i, child in enumerate(node.children) if isinstance(child, Node)]
+            if node.name in ("hfoptions", "frameworkcontent") and tabs:
+                # A group never closed ends after its last tab: what follows is the page again, not
+                # "text outside every tab" reported on top of the missing close.
+                stack[-1].children.extend(node.children[tabs[-1] + 1 :])
+                del node.children[tabs[-1] + 1 :]
+                last = node.children[-1]
+                assert isinstance(last, Node)
+                node.body_end = last.body_end or end
             if node.where in self._reported_open:
                 continue  # the body of a component closed too early: its cause is already reported
             self._reported_open.add(node.where)
@@ -381,22 +394,29 @@ class _Converter:
             )
 
     def _close(self, name: str, line: Line, offset: int, at: Pos, stack: list[Node]) -> None:
+        open_names = [n.name for n in stack[1:]]
         unknown = f"#unknown:{name}"
-        if any(n.name == unknown for n in stack):
+        if unknown not in open_names and name not in open_names:
+            # '<Tipp>...</Tip>': the close of the tag already reported as unknown, not a second mistake
+            unknown = "#unknown:" + (_closest(name, [n.removeprefix("#unknown:") for n in open_names]) or name)
+        if unknown in open_names:
             while stack[-1].name != unknown:
                 stack[-2].children.extend(stack.pop().children)
             stack[-2].children.extend(stack.pop().children)  # an unknown tag's content stays where it was
             return
-        open_names = [n.name for n in stack[1:]]
         if name not in open_names:
+            near = _closest(name, [n for n in open_names if not n.startswith("#")])
+            innermost = f"innermost open component is <{stack[-1].name}>" if len(stack) > 1 else None
             self.error(
                 line,
                 offset,
                 f"</{name}> closes nothing",
                 "unmatched-close",
-                f"innermost open component is <{stack[-1].name}>" if len(stack) > 1 else None,
+                f"did you mean </{near}>?" if near else innermost,
             )
-            return
+            if not near:
+                return
+            name = near  # '<Tip>...</Tipp>': read as the close it was meant to be, so <Tip> is not also unclosed
         while stack[-1].name != name:
             inner = stack.pop()
             inner.body_end = at
@@ -838,6 +858,14 @@ class _Converter:
             fail('<literalinclude> "language" must be a plain language name')
             language = ""
         return "\n".join(text_lines), language
+
+
+def _closest(word: str, candidates: list[str]) -> str | None:
+    """The candidate ``word`` most likely misspells (difflib, the threshold did_you_mean uses)."""
+    import difflib
+
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _destination(raw: str, start: int) -> int:
