@@ -156,6 +156,26 @@ def test_affected_follows_theory_includes(tmp_path: Path, capsys: pytest.Capture
     assert all(v == ["docs/performance/_theory/kv_cache_batching.md"] for v in data["affected"].values())
 
 
+def test_affected_lists_the_overview_when_a_snippet_summary_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = copy_project(tmp_path / "repo")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    snippet = repo / "docs/performance/_theory/kv_cache_batching.md"
+    text = snippet.read_text(encoding="utf-8")
+    summary = next(line for line in text.split("\n") if line.startswith("summary:"))
+    snippet.write_text(text.replace(summary, "summary: A new one-line summary.", 1), encoding="utf-8")
+    assert main(["--root", str(repo), "affected", "--base", "main", "--format", "json"]) == 0
+    affected = json.loads(capsys.readouterr().out)["affected"]
+    assert "docs/performance/index.md" in affected  # the overview's matrix shows the summary
+    body_only = text + "\nOne more sentence.\n"
+    snippet.write_text(body_only, encoding="utf-8")
+    assert main(["--root", str(repo), "affected", "--base", "main", "--format", "json"]) == 0
+    assert "docs/performance/index.md" not in json.loads(capsys.readouterr().out)["affected"]
+
+
 @pytest.fixture
 def tiny_site(tmp_path: Path) -> Path:
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nsite_url: https://example.org/\n")

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from .conftest import ROOT
 from .sitetools import build
@@ -134,9 +135,9 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
             "docs/performance/_theory/a.md": "---\ntitle: 3\nhelps: fast\nsummary: s\n---\nx\n",
         },
         [
-            "docs/performance/_theory/a.md:1:1: error: snippet front matter 'helps' must be a list drawn from speed, "
+            "docs/performance/_theory/a.md:3:1: error: snippet front matter 'helps' must be a list drawn from speed, "
             "memory, scale; got 'fast' [bad-front-matter]",
-            "docs/performance/_theory/a.md:1:1: error: snippet front matter needs 'title' (a string) [bad-front-matter]",
+            "docs/performance/_theory/a.md:2:1: error: snippet front matter needs 'title' (a string) [bad-front-matter]",
         ],
     ),
     "literalinclude of a missing file": (
@@ -481,3 +482,123 @@ def test_the_hooks_own_youtube_embed_is_kept(tmp_path: Path) -> None:
         ("https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ", "Mixed precision in 5 minutes")
     ]
     assert executable_markup(page_content(project / "site")) == []
+
+
+# -- the author's view: one located report per problem, on the page too -------------------------------------------
+def site_plugins() -> str:
+    """The plugins section of the site's own mkdocs.yml (search, git-revision-date-localized), as YAML."""
+    plugins = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["plugins"]
+    assert any("git-revision-date-localized" in p for p in plugins if isinstance(p, dict))
+    return yaml.safe_dump({"plugins": plugins})
+
+
+def reported(output: str) -> list[str]:
+    return [line for line in output.split("\n") if line.startswith(("ERROR   -  ", "WARNING -  "))]
+
+
+def article(site: Path, page: str) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    node = LexborHTMLParser((site / page).read_text(encoding="utf-8")).css_first("article")
+    assert node is not None
+    return node.html or ""
+
+
+def test_broken_front_matter_is_reported_with_the_sites_plugins(tmp_path: Path) -> None:
+    # git-revision-date-localized fills page.meta before the hooks run; <TechniqueMatrix/> keeps the page out of
+    # the forked pre-render, so the hooks see the page as MkDocs hands it over
+    project = make_project(
+        tmp_path, {"docs/index.md": "---\ntitle: Page\nscenario: [oops\n---\n# Page\n\n<TechniqueMatrix/>\n"}
+    )
+    (project / "mkdocs.yml").write_text(CONFIG + site_plugins())
+    message = "front matter is not valid YAML: expected ',' or ']', but got '<stream end>'"
+    strict = build(project, project / "strict")
+    output = strict.stdout + strict.stderr
+    assert strict.returncode != 0, output
+    assert reported(output) == [f"ERROR   -  docs/index.md:3:1: error: {message} [bad-front-matter]"]
+    lenient = build(project, project / "site", strict=False)
+    assert lenient.returncode == 0, lenient.stderr
+    from selectolax.lexbor import LexborHTMLParser
+
+    boxes = LexborHTMLParser(article(project / "site", "index.html")).css("div.admonition.failure")
+    assert [box.text(separator=" ").split() for box in boxes] == [
+        f"Build error: this page has 1 problem docs/index.md:3:1 : {message}".split()
+    ]
+
+
+LINKED = {
+    "docs/index.md": PAGE.format(body="See [the other page](other.md) and [a missing one](nope.md)."),
+    "docs/other.md": "# Other\n\nNo links here.\n",
+}
+BROKEN_LINK = "docs/index.md:6:52: error: broken link 'nope.md': no page nope.md in the docs [missing-file]"
+
+
+def linked_project(tmp_path: Path) -> Path:
+    project = make_project(tmp_path, LINKED)
+    (project / "mkdocs.yml").write_text(CONFIG.replace("  - index.md\n", "  - index.md\n  - other.md\n"))
+    return project
+
+
+def test_a_broken_link_is_reported_once(tmp_path: Path) -> None:
+    project = linked_project(tmp_path)
+    result = build(project, project / "site")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    reports = [line for line in output.split("\n") if "nope.md" in line]
+    assert len(reports) == 1, reports
+    assert reports[0].startswith(f"ERROR   -  {BROKEN_LINK}"), reports  # a "did you mean" hint may follow
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_link_errors_are_shown_on_the_page(tmp_path: Path, strict: bool) -> None:
+    project = linked_project(tmp_path)
+    build(project, project / "site", strict=strict)
+    from selectolax.lexbor import LexborHTMLParser
+
+    boxes = LexborHTMLParser(article(project / "site", "index.html")).css("article > div.admonition.failure")
+    assert [box.text() for box in boxes] == [
+        "Build error: 1 problem on this pagedocs/index.md:6:52: broken link 'nope.md': no page nope.md in the docs"
+    ]
+    assert "Build error" not in article(project / "site", "other/index.html")
+
+
+REDIRECTED = {
+    "docs/guide/index.md": PAGE.format(body="x"),
+}
+ROOT_REDIRECT = "redirects:\n  index: guide/index.md\n"
+
+
+@pytest.mark.parametrize(
+    ("redirects", "expected"),
+    [
+        (ROOT_REDIRECT, []),
+        (
+            "redirects:\n  index: [guide/index.md\n",
+            [
+                "ERROR   -  redirects.yml:3:1: error: not valid YAML: expected ',' or ']', but got '<stream end>' "
+                "[bad-redirects]"
+            ],
+        ),
+    ],
+    ids=["valid", "not YAML"],
+)
+def test_a_redirects_yml_error_is_the_only_report(tmp_path: Path, redirects: str, expected: list[str]) -> None:
+    # the theme's 404 page links the site root, which only the redirect makes: unknown while redirects.yml is broken
+    project = make_project(tmp_path, {**REDIRECTED, "redirects.yml": redirects})
+    (project / "mkdocs.yml").write_text(CONFIG.replace("  - index.md\n", "  - guide/index.md\n"))
+    result = build(project, tmp_path / "elsewhere")
+    output = result.stdout + result.stderr
+    assert reported(output) == expected
+    assert str(tmp_path) not in output.replace(f"Building documentation to directory: {tmp_path}/elsewhere", "")
+    assert result.returncode == (1 if expected else 0), output
+
+
+def test_a_built_page_outside_the_project_is_named_by_its_url(tmp_path: Path) -> None:
+    project = make_project(tmp_path, REDIRECTED)
+    (project / "mkdocs.yml").write_text(CONFIG.replace("  - index.md\n", "  - guide/index.md\n"))
+    result = build(project, tmp_path / "elsewhere")
+    lines = [line.removeprefix("ERROR   -  ") for line in reported(result.stdout + result.stderr)]
+    assert len(lines) == 1, lines
+    where, message = lines[0].split(": ", 1)
+    assert where.startswith("/404.html:"), where
+    assert message == "error: broken link '/.': no file / in the site [missing-file]"

@@ -15,6 +15,7 @@ from perfdocs.linkcheck import (
     check_site,
     external_diagnostics,
     link_targets,
+    missing_page_hint,
     resolve_href,
     to_diagnostics,
 )
@@ -322,3 +323,77 @@ def test_a_redirect_to_an_anchor_sends_every_fragment_there(tmp_path: Path) -> N
         },
     )
     assert problems_of(site) == []
+
+
+PAGES = ["performance/infer/cpu_inference.md", "performance/infer/gpu_one.md", "performance/train/gpu_one.md"]
+
+
+@pytest.mark.parametrize(
+    "missing, holder, renames, hint",
+    [
+        # a renamed page is not "like" an unrelated one because their directories match
+        ("performance/infer/cpu.md", "performance/train/gpu_one.md", {}, None),
+        (
+            "performance/infer/cpu.md",
+            "performance/train/gpu_one.md",
+            {"performance/infer/cpu.md": "performance/infer/cpu_inference.md"},
+            "did you mean 'performance/infer/cpu_inference.md'? git saw performance/infer/cpu.md renamed to it",
+        ),
+        # a rename to a page that no longer exists is no hint
+        ("performance/infer/cpu.md", "performance/train/gpu_one.md", {"performance/infer/cpu.md": "x.md"}, None),
+        # the file name decides, the directory breaks the tie
+        (
+            "performance/train/gpu_uno.md",
+            "performance/infer/gpu_one.md",
+            {},
+            "did you mean 'performance/train/gpu_one.md'?",
+        ),
+        # never the page holding the link
+        (
+            "performance/train/gpu_uno.md",
+            "performance/train/gpu_one.md",
+            {},
+            "did you mean 'performance/infer/gpu_one.md'?",
+        ),
+        (
+            "performance/_theory/batch_size.md",
+            "performance/train/gpu_one.md",
+            {},
+            "snippets are not pages: link to the section of the page that shows it",
+        ),
+    ],
+)
+def test_missing_page_hints(missing: str, holder: str, renames: dict[str, str], hint: str | None) -> None:
+    assert missing_page_hint(missing, PAGES, holder, renames) == hint
+
+
+def test_missing_page_hints_reach_the_diagnostics(tmp_path: Path) -> None:
+    holder_html = "performance/train/gpu_one/index.html"
+    raws = ["../infer/cpu.md", "../_theory/batch_size.md"]
+    site = write_site(
+        tmp_path / "site",
+        {
+            holder_html: page(" ".join(f'<a href="{raw}">l</a>' for raw in raws)),
+            "performance/infer/gpu_one/index.html": page("g"),
+            "performance/infer/cpu_inference/index.html": page("c"),
+        },
+    )
+    lmap = LinkMap(sources={f"{p[:-3]}/index.html": f"docs/{p}" for p in PAGES})
+    links = [(raw, Location("docs/performance/train/gpu_one.md", 5, 1 + 20 * i)) for i, raw in enumerate(raws)]
+    dest_of = {p: f"{p[:-3]}/index.html" for p in PAGES}
+    for target, link in link_targets("performance/train/gpu_one.md", holder_html, links, dest_of):
+        lmap.add(holder_html, target, link)
+    report = check_site(site, jobs=1)
+    renames = {"performance/infer/cpu.md": "performance/infer/cpu_inference.md"}
+    assert [str(d) for d in to_diagnostics(report, site, lmap, "site")] == [
+        "docs/performance/train/gpu_one.md:5:1: error: broken link '../infer/cpu.md': no page "
+        "performance/infer/cpu.md in the docs [missing-file]",
+        "docs/performance/train/gpu_one.md:5:21: error: broken link '../_theory/batch_size.md': no page "
+        "performance/_theory/batch_size.md in the docs [missing-file] (snippets are not pages: link to the section "
+        "of the page that shows it)",
+    ]
+    assert str(to_diagnostics(report, site, lmap, "site", renames=renames)[0]) == (
+        "docs/performance/train/gpu_one.md:5:1: error: broken link '../infer/cpu.md': no page "
+        "performance/infer/cpu.md in the docs [missing-file] (did you mean 'performance/infer/cpu_inference.md'? "
+        "git saw performance/infer/cpu.md renamed to it)"
+    )

@@ -34,3 +34,21 @@ def test_matrix_links_each_page_section_and_leaves_gaps_empty() -> None:
         "- **Mixed precision**: 16-bit math.",
         "- **ZeRO | FSDP**: Shard states.",
     ]
+
+
+def test_a_snippet_no_scenario_page_expands_is_a_draft_without_a_row() -> None:
+    snippets = [
+        snippet("amp", "Mixed precision", ("speed",), "16-bit math."),
+        snippet("draft", "Draft technique", ("memory",), "Not yet shown."),
+        snippet("nested", "Nested", ("scale",), "Shown inside amp."),
+    ]
+    pages = {
+        "performance/train/gpu_one.md": (
+            "train-gpu-one",
+            [Inclusion("amp", "mixed-precision", "Mixed precision", 0), Inclusion("nested", None, None, 1)],
+        ),
+    }
+    lines = technique_matrix(snippets, pages, "performance/index.md")
+    assert [line.split(" | ")[0] for line in lines[2:4]] == ["| **Mixed precision**", "| **Nested**"]
+    assert lines[4:] == ["", "- **Mixed precision**: 16-bit math.", "- **Nested**: Shown inside amp."]
+    assert technique_matrix(snippets, {}, "performance/index.md") == ["| Technique | Helps |", "|:--|:--|", ""]

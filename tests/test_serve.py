@@ -114,3 +114,27 @@ def test_a_broken_snippet_shows_the_error_in_the_page_and_recovers(served: tuple
         time.sleep(0.3)
     else:
         pytest.fail("the page never recovered after the snippet was fixed")
+
+
+def test_a_broken_link_shows_the_error_in_the_page_and_recovers(served: tuple[Path, str]) -> None:
+    project, base = served
+    page = base + "performance/infer/cpu/"
+    wait_for(page, "</html>")
+    source = project / "docs/performance/infer/cpu.md"
+    good = source.read_text(encoding="utf-8")
+    source.write_text(good.rstrip("\n") + "\n\nSee [the missing page](nope_7f3a.md).\n", encoding="utf-8")
+    line = len(good.rstrip("\n").split("\n")) + 2
+    broken = wait_for(page, "Build error")
+    assert (
+        f"<code>docs/performance/infer/cpu.md:{line}:24</code>: broken link &#x27;nope_7f3a.md&#x27;: no page "
+        "performance/infer/nope_7f3a.md in the docs"
+    ) in broken, broken[broken.find("Build error") - 100 : broken.find("Build error") + 400]
+    source.write_text(good, encoding="utf-8")
+    deadline = time.monotonic() + HANG_GUARD_S
+    while time.monotonic() < deadline:
+        body = fetch(page)
+        if body is not None and "Build error" not in body and "</html>" in body:
+            break
+        time.sleep(0.3)
+    else:
+        pytest.fail("the page never recovered after the link was fixed")

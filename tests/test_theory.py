@@ -126,3 +126,16 @@ def test_edit_link_points_at_the_snippet_source(project: Path) -> None:
         '<p class="perfdocs-edit"><a href="https://example.org/edit/main/docs/performance/_theory/beta.md" '
         'title="Edit the shared explanation in docs/performance/_theory/beta.md">Edit this explanation</a></p>'
     ) in result.text.split("\n")
+
+
+def test_snippet_front_matter_errors_point_at_the_key(project: Path) -> None:
+    write(project / "docs" / "performance" / "_theory" / "keyed.md", "---\ntitle: 3\nhelps: fast\n---\nx\n")
+    result = expand('<Theory name="keyed"/>', "docs/p.md", library(project), None)
+    assert [str(d) for d in result.diagnostics] == [
+        "docs/performance/_theory/keyed.md:2:1: error: snippet front matter needs 'title' (a string) "
+        "[bad-front-matter]",
+        "docs/performance/_theory/keyed.md:1:1: error: snippet front matter needs 'summary' (a one-line string) "
+        "[bad-front-matter]",
+        "docs/performance/_theory/keyed.md:3:1: error: snippet front matter 'helps' must be a list drawn from speed, "
+        "memory, scale; got 'fast' [bad-front-matter]",
+    ]

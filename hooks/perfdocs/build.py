@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,13 @@ from mkdocs.utils.meta import get_data
 
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import error_block
+from .history import page_renames
 from .html import PageHTML, parse_page
 from .linkcheck import (
     MAP_FILE,
     LinkMap,
+    Problem,
+    Report,
     check_site,
     link_targets,
     page_ids,
@@ -83,8 +87,10 @@ class BuildState:
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
     prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered]]] = field(default_factory=dict)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
+    renames: dict[str, str] = field(default_factory=dict)  # docs path -> new docs path, as git sees HEAD
     reported: set[str] = field(default_factory=set)
     errors: int = 0
+    redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
     # -- helpers -----------------------------------------------------------------------
     @property
@@ -115,6 +121,7 @@ class BuildState:
         self.__init__()  # type: ignore[misc]
         self.project = project = Project.from_config(config)
         self.library = SnippetLibrary(project.theory_dir, project.root)
+        quiet_link_validation(config)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
         if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
             missing.append("pymdownx.tabbed with alternate_style: true")
@@ -158,6 +165,7 @@ class BuildState:
                         )
                     )
             self.report(problems)
+            self.redirects_complete = not any(d.code == "bad-redirects" for d in problems)
             targets = [*self.redirects.pages.values()] + [
                 t for m in self.redirects.anchors.values() for t in m.values()
             ]
@@ -210,8 +218,9 @@ class BuildState:
         expansion and the dialect: the front matter problems, and the result."""
         assert self.library is not None
         source = source.replace("\r\n", "\n")
-        # MkDocs drops front matter it cannot parse without a word; parse again only then, to say why.
-        front = split_front_matter(source) if source.startswith("---") and not meta else None
+        # MkDocs drops front matter it cannot parse without a word, and a plugin (git-revision-date) may
+        # already have filled ``meta`` by then: parse the source's front matter always, to say why.
+        front = split_front_matter(source) if source.startswith("---") else None
         scenario, problems = page_scenario(
             source, meta, front.error if front else None, front.error_line if front else 1, display
         )
@@ -266,7 +275,7 @@ class BuildState:
         )
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
-            listing = "\n\n".join(f"- `{d.location}`: {d.message}" for d in errors)
+            listing = "\n\n".join(f"- `{d.location}`: {d.message}" + (f" ({d.hint})" if d.hint else "") for d in errors)
             title = f"Build error: this page has {len(errors)} problem{'s' if len(errors) > 1 else ''}"
             return "\n".join(error_block(listing, title=title)) + "\n" + rendered.text
         self.inclusions[page.file.src_uri] = rendered.inclusions
@@ -328,11 +337,49 @@ class BuildState:
         map_file.parent.mkdir(parents=True, exist_ok=True)
         map_file.write_text(self.link_map.to_json(), encoding="utf-8")
         report = check_site(site, self.base, known=self.content_links)
-        self.report(to_diagnostics(report, site, self.link_map, self.display(site), self.base))
+        if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
+            report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
+            log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
+        if any(p.status == "missing-file" for p in report.problems):  # git's renames give the best hint
+            assert self.project is not None
+            self.renames = page_renames(self.root, "HEAD", self.display(self.project.docs_dir).rstrip("/") + "/")
+        self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, self.renames))
+        self.show_link_problems(site, report)
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
+
+    def site_label(self, site: Path) -> str:
+        """How diagnostics name the built site: its path under the project, else (a temporary directory, as
+        under ``mkdocs serve``, or any other place) the URL path it is served under."""
+        if site.resolve().is_relative_to(self.root.resolve()):
+            return self.display(site)
+        return self.base.rstrip("/")
+
+    def show_link_problems(self, site: Path, report: Report) -> None:
+        """Each built page with broken links gets the "Build error" box at the start of its article, as the
+        Markdown-side errors do: under ``mkdocs serve`` the author sees them where they look."""
+        by_page: dict[str, list[Problem]] = {}
+        for problem in report.problems:
+            if problem.page in self.content_links:
+                by_page.setdefault(problem.page, []).append(problem)
+        for page, problems in by_page.items():
+            page_report = replace(report, problems=problems)
+            diagnostics = to_diagnostics(
+                page_report, site, self.link_map, self.site_label(site), self.base, self.renames
+            )
+            path = site / page
+            html, inserted = with_error_box(path.read_text(encoding="utf-8"), error_box(diagnostics, "on this page"))
+            if inserted:
+                path.write_text(html, encoding="utf-8")
 
     def watch_paths(self) -> list[str]:
         return [os.fspath(self.project.redirects_file)] if self.project else []
+
+
+def quiet_link_validation(config: Any) -> None:
+    """MkDocs' own checks of Markdown links and anchors down to "ignore": the link check after the build
+    covers both (on the final HTML, with lines), and one broken link should make one report, not two."""
+    links = config.validation.links
+    links.not_found = links.anchors = logging.DEBUG  # what `validation: links: ...: ignore` sets
 
 
 def _key(d: Diagnostic) -> tuple[str, int, str]:
@@ -391,14 +438,60 @@ def _construct_columns(line: str, needle: str) -> Iterator[int]:
         at = line.find(needle, at + 1)
 
 
-def error_box(diagnostics: list[Diagnostic]) -> str:
+def error_box(diagnostics: list[Diagnostic], where: str = "removed from this page") -> str:
     """The red "Build error" admonition, as HTML, for problems found after the Markdown was rendered."""
-    items = "".join(f"<li><code>{escape(str(d.location))}</code>: {escape(d.message)}</li>" for d in diagnostics)
+    items = "".join(
+        f"<li><code>{escape(str(d.location))}</code>: {escape(d.message)}"
+        + (f" ({escape(d.hint)})" if d.hint else "")
+        + "</li>"
+        for d in diagnostics
+    )
     count = f"{len(diagnostics)} problem{'s' if len(diagnostics) > 1 else ''}"
     return (
-        f'<div class="admonition failure"><p class="admonition-title">Build error: {count} removed from this page'
+        f'<div class="admonition failure"><p class="admonition-title">Build error: {count} {where}'
         f"</p><ul>{items}</ul></div>\n"
     )
+
+
+class _FirstStartTag(HTMLParser):
+    """Finds where the first start tag named ``tag`` ends, as a 1-based line and a 0-based column."""
+
+    def __init__(self, tag: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tag = tag
+        self.end: tuple[int, int] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != self.tag or self.end is not None:
+            return
+        line, col = self.getpos()
+        text = self.get_starttag_text() or ""
+        breaks = text.count("\n")
+        self.end = (line + breaks, (col if not breaks else 0) + len(text.rsplit("\n", 1)[-1]))
+
+
+def content_start(html: str) -> int | None:
+    """Offset in a built page right after its ``<article>`` start tag (Material puts the page content there;
+    the article holds the edit button and the content), else after ``<body>``; None when it has neither."""
+    for tag in ("article", "body"):
+        finder = _FirstStartTag(tag)
+        finder.feed(html)
+        finder.close()
+        if finder.end is not None:
+            line, col = finder.end
+            starts = [0] + [i + 1 for i, ch in enumerate(html) if ch == "\n"]
+            return starts[line - 1] + col
+    return None
+
+
+def with_error_box(html: str, box: str) -> tuple[str, bool]:
+    """The built page with ``box`` at the start of its content, and whether there was a place for it.
+
+    The box goes in without a line break, so every tag after it keeps its line (the checker's locations)."""
+    at = content_start(html)
+    if at is None:
+        return html, False
+    return html[:at] + box.rstrip("\n") + html[at:], True
 
 
 def _is_redirect_page(path: Path) -> bool:

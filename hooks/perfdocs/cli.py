@@ -171,7 +171,8 @@ def cmd_check_links(args: argparse.Namespace) -> int:
             link_map = LinkMap.from_json(map_file.read_text(encoding="utf-8"))
         except (ValueError, KeyError, TypeError) as exc:
             print(f"perfdocs: warning: ignoring {map_file}: {exc}", file=sys.stderr)
-    problems = to_diagnostics(report, site, link_map, args.site.rstrip("/") or ".", base)
+    renames = history.page_renames(project.root, "HEAD", _docs_prefix(project)) if project and report.problems else {}
+    problems = to_diagnostics(report, site, link_map, args.site.rstrip("/") or ".", base, renames)
     external_checked = 0
     if args.external:
         from .external import check_external
@@ -338,7 +339,16 @@ def cmd_affected(args: argparse.Namespace) -> int:
     for path in project.pages():
         rendered, _ = site.render(path)
         snippets_of[project.display(path)] = rendered.snippets_used if rendered else set()
-    affected = history.affected_pages(changed, snippets_of, snippets_of, project.site_wide(), _docs_prefix(project))
+    matrix_pages = [project.display(p) for p in project.pages() if "<TechniqueMatrix" in p.read_text(encoding="utf-8")]
+    affected = history.affected_pages(
+        changed,
+        snippets_of,
+        snippets_of,
+        project.site_wide(),
+        _docs_prefix(project),
+        matrix_pages=matrix_pages,
+        matrix_changes=history.matrix_changes(project.root, args.base, changed, _docs_prefix(project)),
+    )
     if args.format == "json":
         print(json.dumps({"base": args.base, "changed": changed, "affected": affected}, indent=2))
     elif args.format == "markdown":

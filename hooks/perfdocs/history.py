@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .redirects import load_redirects, normalise_old
+from .text import split_front_matter
 from .theory import THEORY_DIR
 
 DOCS = "docs/"
@@ -56,6 +57,15 @@ def renames_since(root: Path, ref: str, docs: str = DOCS) -> dict[str, str]:
         if parts[0].startswith("R") and len(parts) == 3:
             out[parts[1]] = parts[2]
     return out
+
+
+def page_renames(root: Path, ref: str = "HEAD", docs: str = DOCS) -> dict[str, str]:
+    """``renames_since`` as docs-relative paths (the link checker's spelling); empty outside a git work tree."""
+    try:
+        renames = renames_since(root, ref, docs)
+    except GitError:
+        return {}
+    return {old.removeprefix(docs): new.removeprefix(docs) for old, new in renames.items()}
 
 
 def is_page(repo_path: str, docs: str = DOCS) -> bool:
@@ -146,20 +156,25 @@ def affected_pages(
     snippets_of: Mapping[str, set[str]],
     site_wide: SiteWide = SiteWide(),
     docs: str = DOCS,
+    matrix_pages: Iterable[str] = (),
+    matrix_changes: Iterable[str] = (),
 ) -> dict[str, list[str]]:
     """Pages (project paths) whose output changes, each with the changed files that cause it.
 
     ``snippets_of`` maps each page to every snippet name it expands, nested ones included.
+    ``matrix_pages`` show the technique matrix; ``matrix_changes`` are the changed snippet files that change
+    its rows (see ``matrix_changes``), so they affect those pages too.
     """
     pages = sorted(pages)
     theory = docs + THEORY_DIR + "/"
+    on_matrix, shows_matrix = set(matrix_changes), set(matrix_pages)
     reasons: dict[str, list[str]] = {}
     for path in sorted(set(changed)):
         if site_wide.covers(path):
             hit = pages
         elif path.startswith(theory) and path.endswith(".md"):
             name = posixpath.basename(path)[:-3]
-            hit = [p for p in pages if name in snippets_of.get(p, set())]
+            hit = [p for p in pages if name in snippets_of.get(p, set()) or (path in on_matrix and p in shows_matrix)]
         elif is_page(path, docs):
             hit = [path] if path in pages else []
         else:
@@ -173,3 +188,37 @@ def changed_files(root: Path, ref: str) -> list[str]:
     tracked = git(root, "diff", "--relative", "--name-only", ref).splitlines()
     untracked = git(root, "ls-files", "--others", "--exclude-standard").splitlines()
     return sorted({p for p in tracked + untracked if p})
+
+
+MATRIX_KEYS = ("title", "summary", "helps")
+
+
+def matrix_fields(source: str | None) -> tuple[object, ...] | None:
+    """What of a snippet the technique matrix shows (its front matter's title, summary and helps); None when
+    the snippet does not exist."""
+    if source is None:
+        return None
+    data = split_front_matter(source.replace("\r\n", "\n")).data
+    return tuple(repr(data.get(key)) for key in MATRIX_KEYS)
+
+
+def matrix_changed(
+    changed: Iterable[str], old: Callable[[str], str | None], new: Callable[[str], str | None]
+) -> list[str]:
+    """The snippet files among ``changed`` that were added or removed, or whose matrix fields differ between
+    ``old`` and ``new`` (each gives a file's text, None when it is absent)."""
+    return [path for path in sorted(set(changed)) if matrix_fields(old(path)) != matrix_fields(new(path))]
+
+
+def matrix_changes(root: Path, ref: str, changed: Iterable[str], docs: str = DOCS) -> list[str]:
+    """``matrix_changed`` for the snippet files among ``changed``, between ``ref`` and the work tree."""
+    theory = docs + THEORY_DIR + "/"
+    snippets = [p for p in changed if p.startswith(theory) and p.endswith(".md")]
+    return matrix_changed(snippets, lambda p: show(root, ref, p), lambda p: _work_tree_text(root / p))
+
+
+def _work_tree_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None

@@ -19,6 +19,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import partial
 from pathlib import Path
 from typing import NamedTuple
@@ -27,6 +28,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 from .diagnostics import Diagnostic, Location, did_you_mean
 from .html import PageHTML, locate, page_ids, parse_page
 from .parallel import default_jobs, fork_map
+from .theory import THEORY_DIR
 
 MAP_FILE = ".perfdocs/links.json"
 MAX_REDIRECT_HOPS = 10
@@ -457,17 +459,23 @@ def _locate_all(site: Path, links: Iterable[tuple[str, str]]) -> dict[tuple[str,
 
 
 def to_diagnostics(
-    report: Report, site: Path, link_map: LinkMap | None, site_label: str, base: str = "/"
+    report: Report,
+    site: Path,
+    link_map: LinkMap | None,
+    site_label: str,
+    base: str = "/",
+    renames: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
     """Problems as located diagnostics: at the Markdown source when the link map knows it, else at the tag.
 
     ``site`` and ``base`` are kept for callers; the report already holds every line and target.
+    ``renames`` (docs-relative old path -> new path, from git) names the successor of a renamed page.
     """
     out: list[Diagnostic] = []
     for problem in report.problems:
         sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
         if sources:
-            out += [_source_diagnostic(problem, src, link_map) for src in sources]
+            out += [_source_diagnostic(problem, src, link_map, renames or {}) for src in sources]
             continue
         where = f"{site_label.rstrip('/')}/{problem.page}"
         source = link_map.sources.get(problem.page) if link_map else None
@@ -478,13 +486,48 @@ def to_diagnostics(
     return sorted(unique, key=lambda d: (d.location.path, d.location.line, d.location.col, d.message))
 
 
-def _source_diagnostic(problem: Problem, src: SourceLink, link_map: LinkMap | None) -> Diagnostic:
+def _source_diagnostic(
+    problem: Problem, src: SourceLink, link_map: LinkMap | None, renames: Mapping[str, str]
+) -> Diagnostic:
     if src.missing_page:
         kind = "page" if src.missing_page.endswith(".md") else "file"
         shown = f"broken link '{src.text}': no {kind} {src.missing_page} in the docs"
-        hint = did_you_mean(src.missing_page, link_map.sources_docs()) if link_map and kind == "page" else None
+        hint = None
+        if link_map and kind == "page":
+            holder = _docs_relative(link_map.sources.get(problem.page, ""))
+            hint = missing_page_hint(src.missing_page, link_map.sources_docs(), holder, renames)
         return Diagnostic(src.location, shown, problem.status, hint=hint)
     return Diagnostic(src.location, f"broken link '{src.text}': {problem.message}", problem.status, hint=problem.hint)
+
+
+def missing_page_hint(missing: str, pages: Iterable[str], holder: str, renames: Mapping[str, str]) -> str | None:
+    """What to tell an author whose link names the missing docs-relative page ``missing``.
+
+    A snippet is not a page; a page git saw renamed has its successor; otherwise the closest page by file name
+    (the directory breaks ties), never ``holder`` (the page holding the link) and nothing below the cutoff.
+    """
+    if missing.startswith(THEORY_DIR + "/"):
+        return "snippets are not pages: link to the section of the page that shows it"
+    candidates = [p for p in pages if p != holder]
+    renamed = renames.get(missing)
+    if renamed in candidates:
+        return f"did you mean '{renamed}'? git saw {missing} renamed to it"
+    close = closest_page(missing, candidates)
+    return f"did you mean '{close}'?" if close else None
+
+
+def closest_page(missing: str, pages: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The page whose file name is most like ``missing``'s (at least ``cutoff`` alike), then whose path is."""
+    stem = posixpath.basename(missing).removesuffix(".md")
+    scored = [
+        (SequenceMatcher(None, stem, posixpath.basename(p).removesuffix(".md")).ratio(), p) for p in sorted(pages)
+    ]
+    alike = [(score, SequenceMatcher(None, missing, p).ratio(), p) for score, p in scored if score >= cutoff]
+    return max(alike)[2] if alike else None
+
+
+def _docs_relative(source: str) -> str:
+    return source.split("docs/", 1)[-1] if source else ""
 
 
 def external_diagnostics(
@@ -526,6 +569,7 @@ __all__ = [
     "file_for",
     "fragment_found",
     "link_targets",
+    "missing_page_hint",
     "page_ids",
     "resolve_href",
     "to_diagnostics",

@@ -22,12 +22,14 @@ SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
 def technique_matrix(
     snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]], from_page: str
 ) -> list[str]:
-    """A Markdown table (one row per snippet, a linked cell per scenario page that expands it),
-    then a list of the snippets' one-line summaries.
+    """A Markdown table (one row per published snippet, a linked cell per scenario page that expands it),
+    then a list of those snippets' one-line summaries.
 
     ``pages`` maps a page's docs-relative path to (its scenario, the snippets it expands);
     ``from_page`` is the docs-relative path of the page the table goes on (for relative links).
+    A snippet no scenario page expands is a draft and gets no row.
     """
+    snippets = published(snippets, pages)
     by_scenario = {scenario: path for path, (scenario, _) in sorted(pages.items())}
     columns = [(s, label, name) for s, label, name in SCENARIO_COLUMNS if s in by_scenario]
     header = ["Technique", "Helps", *[label for _, label, _ in columns]]
@@ -50,6 +52,12 @@ def technique_matrix(
         f"- **{snippet.title}**: {snippet.summary}" for snippet in sorted(snippets, key=lambda s: s.title.lower())
     ]
     return lines
+
+
+def published(snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]]) -> list[Snippet]:
+    """The snippets some scenario page expands (directly or nested); the others are drafts."""
+    included = {inclusion.name for _, inclusions in pages.values() for inclusion in inclusions}
+    return [snippet for snippet in snippets if snippet.name in included]
 
 
 def escape(text: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
 from .dialect import error_block
 from .markdown import Tag, scan_inline
-from .text import code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
+from .text import code_line_mask, front_matter_key_line, mask_code_spans, parse_heading, slugify, split_front_matter
 
 SCENARIOS = (
     "overview",
@@ -139,13 +139,17 @@ class SnippetLibrary:
         if "title" in data or not front.error:
             if not isinstance(title, str) or not title.strip():
                 problems.append(
-                    Diagnostic(Location(shown, 1), "snippet front matter needs 'title' (a string)", "bad-front-matter")
+                    Diagnostic(
+                        Location(shown, front_matter_key_line(source, "title")),
+                        "snippet front matter needs 'title' (a string)",
+                        "bad-front-matter",
+                    )
                 )
                 title = name
             if not isinstance(summary, str) or not summary.strip():
                 problems.append(
                     Diagnostic(
-                        Location(shown, 1),
+                        Location(shown, front_matter_key_line(source, "summary")),
                         "snippet front matter needs 'summary' (a one-line string)",
                         "bad-front-matter",
                     )
@@ -154,7 +158,7 @@ class SnippetLibrary:
             if not isinstance(helps, list) or any(h not in HELPS for h in helps):
                 problems.append(
                     Diagnostic(
-                        Location(shown, 1),
+                        Location(shown, front_matter_key_line(source, "helps")),
                         f"snippet front matter 'helps' must be a list drawn from {', '.join(HELPS)}; got {helps!r}",
                         "bad-front-matter",
                     )
