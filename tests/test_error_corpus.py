@@ -58,6 +58,22 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
             "[mismatched-close] (add </hfoption> before it)"
         ],
     ),
+    "broken links on a page that also has a dialect error": (
+        {
+            "docs/index.md": PAGE.format(
+                body="[gone](gonne.md#x) and [theory](performance/_theory/t.md)\n\n<Tipp>x</Tipp>"
+            ),
+            "docs/gone.md": "# Gone\n",
+            "docs/performance/_theory/t.md": "---\ntitle: T\nhelps: [speed]\nsummary: s\n---\nbody\n",
+        },
+        [
+            "docs/index.md:8:1: error: unknown component <Tipp> [unknown-component] (did you mean 'Tip'?)",
+            "docs/index.md:6:8: error: broken link 'gonne.md#x': no page gonne.md in the docs [missing-file] "
+            "(did you mean 'gone.md'?)",
+            "docs/index.md:6:33: error: broken link 'performance/_theory/t.md': no page performance/_theory/t.md in "
+            "the docs [missing-file] (snippets are not pages: link to the section of the page that shows it)",
+        ],
+    ),
     "unknown component": (
         {"docs/index.md": PAGE.format(body="<Tipp>\nx\n</Tipp>")},
         ["docs/index.md:6:1: error: unknown component <Tipp> [unknown-component] (did you mean 'Tip'?)"],

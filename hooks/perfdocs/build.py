@@ -273,18 +273,18 @@ class BuildState:
             rendered.source_map,
             {(d.location.path, d.location.line, d.code) for d in problems + rendered.diagnostics},
         )
+        dest = page.file.dest_uri
+        self.link_map.sources[dest] = display  # also for a page with errors: its broken links are located too
+        for target, link in link_targets(page.file.src_uri, dest, rendered.links, self.dest_of, self.base):
+            self.link_map.add(dest, target, link)
+        for name in rendered.snippets_used:
+            self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
             listing = "\n\n".join(f"- `{d.location}`: {d.message}" + (f" ({d.hint})" if d.hint else "") for d in errors)
             title = f"Build error: this page has {len(errors)} problem{'s' if len(errors) > 1 else ''}"
             return "\n".join(error_block(listing, title=title)) + "\n" + rendered.text
         self.inclusions[page.file.src_uri] = rendered.inclusions
-        dest = page.file.dest_uri
-        self.link_map.sources[dest] = display
-        for target, link in link_targets(page.file.src_uri, dest, rendered.links, self.dest_of, self.base):
-            self.link_map.add(dest, target, link)
-        for name in rendered.snippets_used:
-            self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         return rendered.text
 
     def page_content(self, html: str, page: Any) -> str:

@@ -75,6 +75,13 @@ class LinkMap:
     def find(self, page: str, target: Target) -> list[SourceLink]:
         return self.entries.get((page, _canonical(target.path), target.fragment), [])
 
+    def find_file(self, page: str, path: str) -> list[SourceLink]:
+        """The links of ``page`` to the file ``path`` with any fragment (for a file that does not exist)."""
+        path = _canonical(path)
+        return [
+            link for (p, target, _), links in self.entries.items() if p == page and target == path for link in links
+        ]
+
     def sources_docs(self) -> list[str]:
         """The docs-relative paths of the pages in the map (for 'did you mean')."""
         return sorted(p.split("docs/", 1)[-1] for p in self.sources.values())
@@ -474,6 +481,8 @@ def to_diagnostics(
     out: list[Diagnostic] = []
     for problem in report.problems:
         sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
+        if not sources and link_map and problem.target and problem.status == "missing-file":
+            sources = link_map.find_file(problem.page, problem.target.path)  # 'gone.md#x': the file is the problem
         if sources:
             out += [_source_diagnostic(problem, src, link_map, renames or {}) for src in sources]
             continue
