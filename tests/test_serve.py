@@ -106,14 +106,18 @@ def test_a_broken_snippet_shows_the_error_in_the_page_and_recovers(served: tuple
         "&lt;Tip&gt; must be {true} or {false}"
     ) in broken
     snippet.write_text(good, encoding="utf-8")
+    wait_for_recovery(page, "the snippet")
+
+
+def wait_for_recovery(page: str, what: str) -> None:
+    """Until the page is served whole again without a "Build error" box, or fail."""
     deadline = time.monotonic() + HANG_GUARD_S
     while time.monotonic() < deadline:
         body = fetch(page)
         if body is not None and "Build error" not in body and "</html>" in body:
-            break
+            return
         time.sleep(0.3)
-    else:
-        pytest.fail("the page never recovered after the snippet was fixed")
+    pytest.fail(f"the page never recovered after {what} was fixed")
 
 
 def test_a_broken_link_shows_the_error_in_the_page_and_recovers(served: tuple[Path, str]) -> None:
@@ -130,11 +134,4 @@ def test_a_broken_link_shows_the_error_in_the_page_and_recovers(served: tuple[Pa
         "performance/infer/nope_7f3a.md in the docs"
     ) in broken, broken[broken.find("Build error") - 100 : broken.find("Build error") + 400]
     source.write_text(good, encoding="utf-8")
-    deadline = time.monotonic() + HANG_GUARD_S
-    while time.monotonic() < deadline:
-        body = fetch(page)
-        if body is not None and "Build error" not in body and "</html>" in body:
-            break
-        time.sleep(0.3)
-    else:
-        pytest.fail("the page never recovered after the link was fixed")
+    wait_for_recovery(page, "the link")
