@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from html import escape
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ from .redirects import (
     redirect_pages,
     url_forms,
 )
-from .sanitize import Finding, clean_page
+from .sanitize import Finding, clean_page, start_tags
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -453,34 +452,14 @@ def error_box(diagnostics: list[Diagnostic], where: str = "removed from this pag
     )
 
 
-class _FirstStartTag(HTMLParser):
-    """Finds where the first start tag named ``tag`` ends, as a 1-based line and a 0-based column."""
-
-    def __init__(self, tag: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tag = tag
-        self.end: tuple[int, int] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag != self.tag or self.end is not None:
-            return
-        line, col = self.getpos()
-        text = self.get_starttag_text() or ""
-        breaks = text.count("\n")
-        self.end = (line + breaks, (col if not breaks else 0) + len(text.rsplit("\n", 1)[-1]))
-
-
 def content_start(html: str) -> int | None:
     """Offset in a built page right after its ``<article>`` start tag (Material puts the page content there;
     the article holds the edit button and the content), else after ``<body>``; None when it has neither."""
-    for tag in ("article", "body"):
-        finder = _FirstStartTag(tag)
-        finder.feed(html)
-        finder.close()
-        if finder.end is not None:
-            line, col = finder.end
-            starts = [0] + [i + 1 for i, ch in enumerate(html) if ch == "\n"]
-            return starts[line - 1] + col
+    tags = start_tags(html)
+    for name in ("article", "body"):
+        found = next((tag for tag in tags if tag.name == name), None)
+        if found is not None:
+            return found.end
     return None
 
 

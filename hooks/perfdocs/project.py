@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from .diagnostics import display_path
 from .history import SiteWide
+from .linkcheck import base_path
 from .matrix import scan_scenario_pages
 from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
@@ -112,8 +113,7 @@ class Project:
     @property
     def base(self) -> str:
         """The path the site is served under: '/' for https://example.org/, '/docs/' for .../docs/."""
-        path = urlsplit(self.site_url or "").path or "/"
-        return path if path.endswith("/") else path + "/"
+        return base_path(self.site_url)
 
     @property
     def edit_base(self) -> str | None:

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 import nh3
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from .html import srcset_urls
+
 __all__ = [
     "ALLOWED_ATTRIBUTES",
     "ALLOWED_TAGS",
@@ -189,11 +191,6 @@ def _allowed_url(value: str) -> bool:
     return scheme is None or scheme in URL_SCHEMES
 
 
-def srcset_urls(value: str) -> list[str]:
-    """The URLs of a srcset value: comma-separated candidates, each a URL and an optional descriptor."""
-    return [part.split()[0] for part in value.split(",") if part.split()]
-
-
 def _bad_schemes(attribute: str, value: str) -> list[str]:
     urls = srcset_urls(value) if attribute == "srcset" else [value]
     schemes = [url_scheme(url) for url in urls]
@@ -278,9 +275,10 @@ def unsafe_constructs(fragment: str) -> list[Finding]:
 
 # -- locating a construct in the text ----------------------------------------------------------
 @dataclass(frozen=True)
-class _StartTag:
+class StartTag:
     name: str
     offset: int
+    end: int  # just past its '>'
     attributes: tuple[tuple[str, int], ...]  # (lower-case name, offset)
 
 
@@ -290,7 +288,7 @@ class _StartTags(HTMLParser):
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.line_starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
-        self.tags: list[_StartTag] = []
+        self.tags: list[StartTag] = []
         self.feed(text)
         self.close()
 
@@ -298,9 +296,15 @@ class _StartTags(HTMLParser):
         line, col = self.getpos()
         offset = self.line_starts[line - 1] + col
         raw = self.get_starttag_text() or ""
-        self.tags.append(_StartTag(tag.lower(), offset, tuple((n, offset + i) for n, i in attribute_offsets(raw))))
+        attributes = tuple((n, offset + i) for n, i in attribute_offsets(raw))
+        self.tags.append(StartTag(tag.lower(), offset, offset + len(raw), attributes))
 
     handle_startendtag = handle_starttag
+
+
+def start_tags(text: str) -> list[StartTag]:
+    """Every start tag of an HTML text in document order, with its offsets (html.parser's tokenizer)."""
+    return _StartTags(text).tags
 
 
 def attribute_offsets(start_tag: str) -> list[tuple[str, int]]:
@@ -339,8 +343,8 @@ def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> lis
     """Each removal at its offset: the n-th element named x is the n-th start tag named x in the text."""
     if not removals:
         return []
-    by_name: dict[str, list[_StartTag]] = {}
-    for tag in _StartTags(text).tags:
+    by_name: dict[str, list[StartTag]] = {}
+    for tag in start_tags(text):
         by_name.setdefault(tag.name, []).append(tag)
     findings = []
     for name, ordinal, element_removals in removals:
@@ -359,7 +363,7 @@ def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> lis
     return sorted(findings, key=lambda f: f.offset)
 
 
-def _offset(tag: _StartTag | None, attribute: str | None) -> int:
+def _offset(tag: StartTag | None, attribute: str | None) -> int:
     if tag is None:
         return 0
     if attribute is None:
