@@ -11,7 +11,11 @@ from pathlib import Path
 
 from .conftest import ROOT
 
-PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "docs", "hooks", "overrides")
+PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "pyproject.toml", ".gitignore", "docs", "hooks", "overrides")
+# Where mkdocs.yml takes the site's and the repository's address from (README, "Deploying").
+DEPLOY_VARS = ("SITE_URL", "REPO_URL", "REPO_NAME", "EDIT_URI", "GITHUB_REPOSITORY")
+# A deployment for the tests that check what a deployed site links to (.test is reserved: RFC 6761).
+DEPLOYMENT = {"SITE_URL": "https://docs.perfdocs.test/", "REPO_URL": "https://git.perfdocs.test/team/perfdocs"}
 
 
 def copy_project(dest: Path) -> Path:
@@ -36,8 +40,13 @@ def tool(name: str) -> str:
     return found
 
 
-def build(project: Path, site: Path, command: str = "mkdocs", strict: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", "NO_COLOR": "1"}
+def build(
+    project: Path, site: Path, command: str = "mkdocs", strict: bool = True, deploy: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``deploy``: the deployment variables to build with (SITE_URL, REPO_URL...); the ones of the environment
+    running the tests are never passed on, so every build is the same wherever the tests run."""
+    env = {k: v for k, v in os.environ.items() if k not in DEPLOY_VARS}
+    env |= {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", "NO_COLOR": "1", **(deploy or {})}
     args = [tool(command), "build", "-f", str(project / "mkdocs.yml"), "-d", str(site)]
     if strict:
         args.append("--strict")

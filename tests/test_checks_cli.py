@@ -169,11 +169,11 @@ def test_affected_lists_the_overview_when_a_snippet_summary_changes(
     snippet.write_text(text.replace(summary, "summary: A new one-line summary.", 1), encoding="utf-8")
     assert main(["--root", str(repo), "affected", "--base", "main", "--format", "json"]) == 0
     affected = json.loads(capsys.readouterr().out)["affected"]
-    assert "docs/performance/index.md" in affected  # the overview's matrix shows the summary
+    assert "docs/index.md" in affected  # the overview's matrix shows the summary
     body_only = text + "\nOne more sentence.\n"
     snippet.write_text(body_only, encoding="utf-8")
     assert main(["--root", str(repo), "affected", "--base", "main", "--format", "json"]) == 0
-    assert "docs/performance/index.md" not in json.loads(capsys.readouterr().out)["affected"]
+    assert "docs/index.md" not in json.loads(capsys.readouterr().out)["affected"]
 
 
 @pytest.fixture

@@ -150,11 +150,11 @@ def test_any_docs_dir(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     config.write_text(config.read_text(encoding="utf-8").replace("docs_dir: docs", "docs_dir: content"))
     assert main(["-f", str(config), "lint"]) == 0
     assert ", 0 errors, 0 warnings" in capsys.readouterr().err
-    page = project / "content/performance/index.md"
+    page = project / "content/index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n<Tipp>x</Tipp>\n", encoding="utf-8")
     assert main(["-f", str(config), "lint"]) == 2
     [line] = capsys.readouterr().out.splitlines()
-    assert line.startswith("content/performance/index.md:") and "unknown component <Tipp>" in line
+    assert line.startswith("content/index.md:") and "unknown component <Tipp>" in line
     assert main(["-f", str(config), "redirects"]) == 0
     assert "/parallelism -> performance/scalability.md" in capsys.readouterr().out.splitlines()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mkdocs.utils.yaml import yaml_load
 
 from .conftest import ROOT
 from .sitetools import build
@@ -503,7 +504,7 @@ def test_the_hooks_own_youtube_embed_is_kept(tmp_path: Path) -> None:
 # -- the author's view: one located report per problem, on the page too -------------------------------------------
 def site_plugins() -> str:
     """The plugins section of the site's own mkdocs.yml (search, git-revision-date-localized), as YAML."""
-    plugins = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["plugins"]
+    plugins = yaml_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["plugins"]  # MkDocs' loader: !ENV
     assert any("git-revision-date-localized" in p for p in plugins if isinstance(p, dict))
     return yaml.safe_dump({"plugins": plugins})
 

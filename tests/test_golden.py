@@ -6,20 +6,34 @@ After a deliberate change, run ``pytest tests/test_golden.py --update-golden`` a
 from __future__ import annotations
 
 import difflib
+import functools
 from pathlib import Path
 
 import pytest
+from perfdocs.apirefs import ApiConfig, ApiIndex, build_index
+from perfdocs.dialect import Site
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary
 
 from .conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
+# The goldens are one docs tree: extension-less links resolve against its files, as pages do in a build.
+FILES = frozenset(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*") if p.is_file())
+NOTEBOOKS = "https://github.com/example/notebooks/blob/main/docs/{framework}{page}.ipynb"  # [[open-in-colab]]
 CASES = sorted(
     p
     for p in GOLDEN.rglob("*.md")
     if "_theory" not in p.parts and "_files" not in p.parts and not p.name.endswith(".out.md")
 )
+
+
+@functools.cache
+def golden_api() -> ApiIndex:
+    """API links and [[autodoc]] resolve against the real libraries (the recipes extra), with every [[autodoc]]
+    of the goldens registered first, as a build registers every page's."""
+    pages = [(c.relative_to(GOLDEN).as_posix(), c.relative_to(ROOT).as_posix(), c.read_text("utf-8")) for c in CASES]
+    return build_index(ApiConfig(ROOT, ("transformers", "peft", "accelerate")), pages)
 
 
 def _check(path: Path, actual: str, update: bool) -> None:
@@ -41,7 +55,8 @@ def _check(path: Path, actual: str, update: bool) -> None:
 def test_golden(case: Path, update_golden: bool) -> None:
     library = SnippetLibrary(GOLDEN / "_theory", ROOT)
     shown = case.relative_to(ROOT).as_posix()
-    rendered = render_source(case.read_text(encoding="utf-8"), shown, library, ROOT)
+    site = Site(case.relative_to(GOLDEN).as_posix(), FILES, golden_api(), notebooks=NOTEBOOKS)
+    rendered = render_source(case.read_text(encoding="utf-8"), shown, library, ROOT, site=site)
     _check(case.with_suffix(".out.md"), rendered.text + "\n", update_golden)
     _check(case.with_suffix(".diag.txt"), "".join(f"{d}\n" for d in rendered.diagnostics), update_golden)
     if case.parent.name != "errors":

@@ -12,7 +12,7 @@ from perfdocs.cli import main
 from perfdocs.history import SiteWide, affected_pages
 from perfdocs.project import Project, ProjectError
 
-from .sitetools import build, copy_project, tool
+from .sitetools import DEPLOY_VARS, DEPLOYMENT, build, copy_project, tool
 
 
 @pytest.fixture(scope="module")
@@ -20,17 +20,19 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_project(tmp_path_factory.mktemp("project") / "project")
 
 
-def test_load_reads_what_mkdocs_reads(project: Path) -> None:
+def test_load_reads_what_mkdocs_reads(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in DEPLOY_VARS:  # nothing deployed: no site URL, no repository (mkdocs.yml reads them with !ENV)
+        monkeypatch.delenv(name, raising=False)
     p = Project.load(project / "mkdocs.yml")
     assert p.root == project
     assert p.docs_dir == project / "docs"
     assert p.theory_dir == project / "docs/performance/_theory"
     assert p.custom_dir == project / "overrides"
-    assert p.extra_css == ("assets/perfdocs.css",)
-    assert p.site_url == "https://example.org/" and p.base == "/"
-    assert p.edit_base == "https://github.com/perfdocs/perfdocs/edit/main/docs/"
+    assert p.extra_css[0] == "assets/perfdocs.css"
+    assert p.site_url is None and p.base == "/"
+    assert p.repo_url is None and p.edit_base is None
     assert p.hooks == (project / "hooks/perfdocs_hooks.py",)
-    assert project / "docs/performance/index.md" in p.pages()
+    assert project / "docs/index.md" in p.pages()
     assert not any("_theory" in path.parts for path in p.pages())
 
 
@@ -193,8 +195,8 @@ def test_build_with_another_docs_dir(tmp_path: Path) -> None:
     (project / "docs").rename(project / "content")
     config = project / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace("docs_dir: docs", "docs_dir: content"))
-    result = build(project, tmp_path / "site")
+    result = build(project, tmp_path / "site", deploy=DEPLOYMENT)
     assert "Traceback" not in result.stderr
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "site/performance/train/gpu_one/index.html").read_text(encoding="utf-8")
-    assert "https://github.com/perfdocs/perfdocs/edit/main/docs/performance/_theory/" in html
+    assert DEPLOYMENT["REPO_URL"] + "/edit/main/docs/performance/_theory/" in html

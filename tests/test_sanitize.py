@@ -16,6 +16,10 @@ from perfdocs.sanitize import (
 )
 from selectolax.lexbor import LexborHTMLParser
 
+STYLE = (
+    "style properties other than float, font-style, font-weight, height, max-height, max-width, min-width, "
+    "text-align, text-decoration, vertical-align, white-space, width are not allowed in pages"
+)
 EVENT = "event handler attribute '{}' is not allowed in pages"
 SCHEME = "URL with the {}: scheme is not allowed"
 
@@ -57,11 +61,12 @@ def found(fragment: str) -> list[tuple[int, str, str]]:
             '<form action="/x"><button formaction="javascript:x">b</button></form>',
             [(0, "forbidden-html", "raw <form> is not allowed in pages")],
         ),
-        ('<p style="position:fixed">x</p>', [(3, "forbidden-html", "attribute 'style' is not allowed in pages")]),
+        ('<p style="position:fixed">x</p>', [(3, "forbidden-html", STYLE)]),
         (
             '<table><tr><td style="text-align: left; color: red">x</td></tr></table>',
-            [(15, "forbidden-html", "attribute 'style' is not allowed in pages except text-align on table cells")],
+            [(15, "forbidden-html", STYLE)],
         ),
+        ('<span style="background: url(https://evil.example/x.png)">x</span>', [(6, "forbidden-html", STYLE)]),
         # the second <img> is the bad one, and an attribute value with '>' does not hide the handler
         ('<img src="ok.png"><img src=x onerror=y>', [(29, "forbidden-html", EVENT.format("onerror"))]),
         ('<a title="a>b" onclick="x">t</a>', [(15, "forbidden-html", EVENT.format("onclick"))]),
@@ -92,6 +97,8 @@ def test_unsafe_constructs(fragment: str, expected: list[tuple[int, str, str]]) 
         '<a href="https://example.org/x?q=1#f" title="t">e</a><a href="../x.md#y">r</a><a href="#top">f</a>',
         '<a href="mailto:a@example.org">m</a><a href="a/b:c">relative with a colon</a>',
         '<table><tr><th style="text-align: center;">h</th><td align="right" colspan="2">d</td></tr></table>',
+        # layout as pages pasted from doc-builder write it
+        '<span style="white-space:nowrap;">a b</span><img src="a.png" alt="a" style="width: 50%; float: right">',
         '<math display="block"><mrow><mi>x</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></mrow></math>',
         '<div class="admonition tip" data-x="1" aria-label="a" role="note" id="i">x</div>',
         '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio"><label for="__tabbed_1_1">A</label>',
@@ -273,7 +280,7 @@ PARTS = [
 @pytest.mark.slow
 def test_the_real_site_loses_nothing(tmp_path: Path) -> None:
     """Every page's content, as MkDocs renders it, goes through the allowlist unchanged in meaning."""
-    from .sitetools import build, copy_project
+    from .sitetools import DEPLOYMENT, build, copy_project
 
     project = copy_project(tmp_path / "project")
     (project / "capture.py").write_text(CAPTURE_HOOK, encoding="utf-8")
@@ -281,7 +288,7 @@ def test_the_real_site_loses_nothing(tmp_path: Path) -> None:
     config.write_text(
         config.read_text(encoding="utf-8").replace("hooks:\n", "hooks:\n  - capture.py\n", 1), encoding="utf-8"
     )
-    result = build(project, tmp_path / "site")
+    result = build(project, tmp_path / "site", deploy=DEPLOYMENT)  # with a repository: "Edit this explanation"
     assert result.returncode == 0, result.stderr
     pages = sorted((project / "captured").glob("*.html"))
     assert len(pages) >= 9

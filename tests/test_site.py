@@ -15,7 +15,7 @@ from .sitetools import build, copy_project, visible_text
 pytestmark = pytest.mark.slow
 
 PAGES = [
-    "performance/index.html",
+    "index.html",
     "performance/infer/index.html",
     "performance/infer/cpu/index.html",
     "performance/infer/gpu_one/index.html",
@@ -103,7 +103,7 @@ def test_old_names_redirect_in_every_form(site: Path, old: str) -> None:
     target = spec[old]
     while not target.endswith(".md"):
         target = spec[normalise_old(target)]
-    target_url = target.removesuffix("index.md").removesuffix(".md").rstrip("/") + "/"
+    target_url = target.removesuffix("index.md").removesuffix(".md").rstrip("/")  # "" is the home
     forms = [f"{old}.html", f"{old}.md/index.html", f"{old}.mdx/index.html"]
     if not (site / old / "index.html").read_text(encoding="utf-8").count("<title>Moved:") == 0:
         forms.append(f"{old}/index.html")
@@ -166,7 +166,7 @@ def test_redirect_over_live_page_fails_the_build(tmp_path: Path) -> None:
     redirects = project / "redirects.yml"
     redirects.write_text(
         redirects.read_text(encoding="utf-8").replace(
-            "redirects:\n", "redirects:\n  performance/scalability: performance/index.md\n"
+            "redirects:\n", "redirects:\n  performance/scalability: index.md\n"
         ),
         encoding="utf-8",
     )
@@ -174,6 +174,6 @@ def test_redirect_over_live_page_fails_the_build(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert (
         "redirects.yml:11:1: error: 'performance/scalability' is a live page; a redirect to "
-        "performance/index.md would shadow it [redirect-shadows-page]"
+        "index.md would shadow it [redirect-shadows-page]"
     ) in result.stderr
     assert (tmp_path / "site/performance/scalability/index.html").read_text(encoding="utf-8").count("Moved:") == 0

@@ -1,7 +1,17 @@
 from __future__ import annotations
 
+import markdown
 import pytest
-from perfdocs.text import body_offset, code_line_mask, mask_code_spans, parse_heading, slugify, split_front_matter
+from perfdocs.text import (
+    body_offset,
+    code_line_mask,
+    doc_builder_slug,
+    mask_code_spans,
+    parse_heading,
+    slugify,
+    snippet_slug,
+    split_front_matter,
+)
 
 
 @pytest.mark.parametrize(
@@ -15,8 +25,31 @@ from perfdocs.text import body_offset, code_line_mask, mask_code_spans, parse_he
         ("Café au lait", "cafe-au-lait"),
     ],
 )
-def test_slugify_matches_python_markdown(heading: str, expected: str) -> None:
-    assert slugify(heading) == expected
+def test_snippet_slug_matches_python_markdown(heading: str, expected: str) -> None:
+    assert snippet_slug(heading) == expected
+    html = markdown.markdown(f"## {heading}", extensions=["toc"])
+    assert f'id="{expected}"' in html  # the rule Python-Markdown's own toc applies
+
+
+@pytest.mark.parametrize(
+    "heading, expected",
+    [
+        # the three cases of real pages whose hf.co deep links must keep working
+        ("`set_adapters`", "setadapters"),
+        ("🤗 Optimum", "-optimum"),
+        ("Trainer - a", "trainer---a"),
+        ("Gradient checkpointing", "gradient-checkpointing"),
+        ("torch.compile", "torchcompile"),
+        ("ZeRO stages 1-3 & offload", "zero-stages-1-3--offload"),
+        ("Data parallelism (DP vs DDP)", "data-parallelism-dp-vs-ddp"),
+        ("Café au lait", "café-au-lait"),
+        ("  Two\tspaces  here ", "two-spaces-here"),
+    ],
+)
+def test_headings_get_doc_builder_ids(heading: str, expected: str) -> None:
+    assert slugify(heading) == expected  # what the guide predicts (matrix links, summaries)
+    html = markdown.markdown(f"## {heading}", extensions=["toc"], extension_configs={"toc": {"slugify": doc_builder_slug}})
+    assert f'id="{expected}"' in html  # what the site's toc writes with the configured function
 
 
 @pytest.mark.parametrize(

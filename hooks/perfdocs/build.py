@@ -17,8 +17,10 @@ from typing import Any
 
 from mkdocs.utils.meta import get_data
 
+from .apirefs import ApiConfig, ApiIndex, api_config, build_index
+from .assistants import write_files, write_llms_txt
 from .diagnostics import Diagnostic, Location, SourceMap
-from .dialect import error_block
+from .dialect import Site, error_block
 from .history import page_renames
 from .html import PageHTML, parse_page
 from .linkcheck import (
@@ -44,6 +46,7 @@ from .redirects import (
     url_forms,
 )
 from .sanitize import Finding, clean_page, start_tags
+from .search import section_texts, write_index
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -62,11 +65,13 @@ def _render_chunk(pages: list[tuple[str, str, str, str, dict]]) -> list[tuple[li
 
 @dataclass
 class PageMarkdown:
-    """What a page's Markdown became, kept to locate what the sanitiser removes from its HTML."""
+    """What a page's Markdown became, kept to locate what the sanitiser removes from its HTML (and served to
+    assistants beside the page: assistants.py)."""
 
     text: str
     source_map: SourceMap
     reported: set[tuple[str, int, str]]  # (path, line, code) of the diagnostics already reported
+    links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
 
 
 @dataclass
@@ -82,13 +87,18 @@ class BuildState:
     anchor_targets: set[str] = field(default_factory=set)
     scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
     dest_of: dict[str, str] = field(default_factory=dict)
+    doc_files: frozenset[str] = frozenset()  # every file of the site, docs-relative (extension-less links)
+    api_config: ApiConfig | None = None  # the mkdocstrings plugin's settings (API links, [[autodoc]])
+    api: ApiIndex | None = None  # what the site documents; built in on_files, before any page is converted
     link_map: LinkMap = field(default_factory=LinkMap)
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
     prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered]]] = field(default_factory=dict)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     renames: dict[str, str] = field(default_factory=dict)  # docs path -> new docs path, as git sees HEAD
+    search_texts: dict[str, dict[str, str]] = field(default_factory=dict)  # page URL -> search.section_texts
     reported: set[str] = field(default_factory=set)
     errors: int = 0
+    site_nav: Any = None  # MkDocs' nav, for /llms.txt
     redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
     # -- helpers -----------------------------------------------------------------------
@@ -106,9 +116,12 @@ class BuildState:
     def report(self, diagnostics: list[Diagnostic]) -> None:
         for d in diagnostics:
             text = str(d)
-            if text in self.reported:
+            # one report per broken link: the dialect resolves extension-less links and says so with a
+            # did-you-mean; the site check finds the same link broken in the HTML
+            key = f"{d.location} {d.code}" if d.code == "missing-file" else text
+            if key in self.reported:
                 continue
-            self.reported.add(text)
+            self.reported.add(key)
             if d.level == "error":
                 self.errors += 1
                 log.error(text)
@@ -121,6 +134,8 @@ class BuildState:
         self.project = project = Project.from_config(config)
         self.library = SnippetLibrary(project.theory_dir, project.root)
         quiet_link_validation(config)
+        self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
+        without_repository(config)
         missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
         if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
             missing.append("pymdownx.tabbed with alternate_style: true")
@@ -148,6 +163,8 @@ class BuildState:
         )
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
+        self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
+        self.api = self._api_index(files)
         assert self.project is not None
         path = self.project.redirects_file
         if path.is_file():
@@ -172,6 +189,15 @@ class BuildState:
         self.prerender(files)
         return files
 
+    def _api_index(self, files: Any) -> ApiIndex | None:
+        """Every [[autodoc]] entry of the site, registered before any page is converted (links need them all)."""
+        if self.api_config is None:
+            return None
+        pages = [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()]
+        index = build_index(self.api_config, pages)
+        self.report(index.problems)
+        return index
+
     def _unreadable(self, file: Any) -> Diagnostic | None:
         try:
             source = file.content_string
@@ -187,6 +213,7 @@ class BuildState:
 
     def nav(self, nav: Any, config: Any, files: Any) -> None:
         """With an explicit nav in mkdocs.yml, every page must be in it."""
+        self.site_nav = nav
         if not config.nav:
             return
         in_nav = {page.file.src_uri for page in nav.pages}
@@ -233,6 +260,7 @@ class BuildState:
             source,
             generated_components(markdown, self.library, self.scenario_pages, src_uri),
             self.snippet_edit_url,
+            Site(src_uri, self.doc_files, self.api, notebooks=self.project.notebooks if self.project else None),
         )
         return problems, rendered
 
@@ -271,6 +299,7 @@ class BuildState:
             rendered.text,
             rendered.source_map,
             {(d.location.path, d.location.line, d.code) for d in problems + rendered.diagnostics},
+            rendered.links,
         )
         dest = page.file.dest_uri
         self.link_map.sources[dest] = display  # also for a page with errors: its broken links are located too
@@ -282,7 +311,11 @@ class BuildState:
         if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
             listing = "\n\n".join(f"- `{d.location}`: {d.message}" + (f" ({d.hint})" if d.hint else "") for d in errors)
             title = f"Build error: this page has {len(errors)} problem{'s' if len(errors) > 1 else ''}"
-            return "\n".join(error_block(listing, title=title)) + "\n" + rendered.text
+            box = "\n".join(error_block(listing, title=title))
+            head, _, rest = rendered.text.partition("\n")
+            if head.startswith("# "):  # after the H1, which still gives the page its title
+                return head + "\n" + box + "\n" + rest
+            return box + "\n" + rendered.text
         self.inclusions[page.file.src_uri] = rendered.inclusions
         return rendered.text
 
@@ -301,6 +334,7 @@ class BuildState:
             if new:  # under mkdocs serve the author sees them on the page, as with the Markdown-side errors
                 cleaned = error_box(new) + cleaned
         self.content_links[page.file.dest_uri] = parse_page(cleaned)
+        self.search_texts[page.url] = section_texts(cleaned)
         return cleaned
 
     def post_page(self, output: str, page: Any) -> None:
@@ -328,6 +362,7 @@ class BuildState:
                 continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(content, encoding="utf-8")
+        self.write_for_assistants(site, config, set(self.dest_of.values()) | set(files))
         (site / "_redirects").write_text(
             netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base), encoding="utf-8"
         )
@@ -345,6 +380,19 @@ class BuildState:
         self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, self.renames))
         self.show_link_problems(site, report)
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
+        size = write_index(site, self.search_texts)
+        if size:
+            log.info("perfdocs: search index: %d sections, %d bytes (gzip %d), fetched on the first query; page loads "
+                     "fetch %d bytes", size.sections, size.raw, size.gzip, size.stub)
+
+    def write_for_assistants(self, site: Path, config: Any, taken: set[str]) -> None:
+        """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""
+        pages = {src: (m.text, m.source_map, m.links) for src, m in self.markdown.items()}
+        written, problems = write_files(
+            site, pages, self.page_urls, self.dest_of, taken, self.display(config.config_file_path)
+        )
+        self.report(problems)
+        write_llms_txt(site, config, self.site_nav, written, self.page_titles)
 
     def site_label(self, site: Path) -> str:
         """How diagnostics name the built site: its path under the project, else (a temporary directory, as
@@ -379,6 +427,13 @@ def quiet_link_validation(config: Any) -> None:
     covers both (on the final HTML, with lines), and one broken link should make one report, not two."""
     links = config.validation.links
     links.not_found = links.anchors = logging.DEBUG  # what `validation: links: ...: ignore` sets
+
+
+def without_repository(config: Any) -> None:
+    """No repository, no edit links: edit_uri is a path under repo_url (mkdocs.yml gives it a default), and
+    without repo_url MkDocs would make each page's "edit" link a relative path, and warn on every page."""
+    if not config.repo_url:
+        config.edit_uri = None
 
 
 def _key(d: Diagnostic) -> tuple[str, int, str]:

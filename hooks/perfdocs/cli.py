@@ -14,11 +14,14 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import yaml
 
 from . import history
+from .apirefs import ApiIndex, site_index
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
+from .dialect import Site
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
@@ -77,6 +80,13 @@ class _Site:
         self.library = SnippetLibrary(project.theory_dir, project.root)
         self.sources: dict[Path, tuple[str | None, list[Diagnostic]]] = {}
         self._scenarios: dict[str, tuple[str, list[Inclusion]]] | None = None
+        self._api: tuple[ApiIndex | None] | None = None
+        docs = project.docs_dir
+        self.files = frozenset(
+            p.relative_to(docs).as_posix()
+            for p in docs.rglob("*")
+            if p.is_file() and not p.is_relative_to(project.theory_dir)
+        )
 
     def read(self, path: Path) -> tuple[str | None, list[Diagnostic]]:
         if path not in self.sources:
@@ -97,8 +107,18 @@ class _Site:
             ]
             self._scenarios = scenario_index(items, self.library)
         generated = generated_components(source, self.library, self._scenarios or {}, self.project.docs_path(path))
-        rendered = render_source(source, shown, self.library, self.project.root, generated)
-        return rendered, problems + rendered.diagnostics
+        api = self.api() if "[`" in source or "[[autodoc]]" in source else None
+        site = Site(self.project.docs_path(path), self.files, api, notebooks=self.project.notebooks)
+        rendered = render_source(source, shown, self.library, self.project.root, generated, site)
+        return rendered, problems + (api.problems if api else []) + rendered.diagnostics
+
+    def api(self) -> ApiIndex | None:
+        """The API index, as a build makes it (every page's [[autodoc]] entries), made once when a page needs it."""
+        if self._api is None:
+            project = self.project
+            pages = [(project.docs_path(p), project.display(p), self.read(p)[0] or "") for p in project.pages()]
+            self._api = (site_index(project.config_file, project.display(project.config_file), pages),)
+        return self._api[0]
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -330,6 +350,7 @@ def cmd_check_redirects(args: argparse.Namespace) -> int:
 
 def cmd_affected(args: argparse.Namespace) -> int:
     project = _project(args)
+    preview = _preview_base(args.preview_url, args.format) if args.preview_url is not None else None
     try:
         changed = history.changed_files(project.root, args.base)
     except history.GitError as exc:
@@ -349,21 +370,46 @@ def cmd_affected(args: argparse.Namespace) -> int:
         matrix_pages=matrix_pages,
         matrix_changes=history.matrix_changes(project.root, args.base, changed, _docs_prefix(project)),
     )
+    urls = {page: _preview_link(project, page, preview) for page in affected} if preview else {}
     if args.format == "json":
-        print(json.dumps({"base": args.base, "changed": changed, "affected": affected}, indent=2))
+        data: dict[str, Any] = {"base": args.base, "changed": changed, "affected": affected}
+        if preview:
+            data["preview"] = preview
+            data["preview_urls"] = urls
+        print(json.dumps(data, indent=2))
     elif args.format == "markdown":
         print(f"### Pages changed by this diff (against `{args.base}`)\n")
+        if preview:
+            print(f"Preview of the whole site: {preview}\n")
         if not affected:
             print("No page's output changes.")
         for page, causes in sorted(affected.items()):
             shown = ", ".join(f"`{c}`" for c in causes[:3]) + (
                 f" and {len(causes) - 3} more" if len(causes) > 3 else ""
             )
-            print(f"- `{page}` (via {shown})")
+            print(f"- [`{page}`]({urls[page]}) (via {shown})" if preview else f"- `{page}` (via {shown})")
     else:
         for page in sorted(affected):
             print(page)
     return EXIT_OK
+
+
+def _preview_base(url: str, fmt: str) -> str:
+    """--preview-url checked: an absolute http(s) URL of the site's root, ending in '/'."""
+    if fmt == "text":
+        raise UsageError("--preview-url needs --format markdown or json")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise UsageError(f"--preview-url must be an absolute http(s) URL without query or fragment, got '{url}'")
+    return url if url.endswith("/") else url + "/"
+
+
+def _preview_link(project: Project, page: str, preview: str) -> str:
+    """Where ``page`` (a project path under docs_dir) is served in the preview, as MkDocs names its URL."""
+    from mkdocs.structure.files import File
+
+    src = project.docs_path(project.root / page)
+    return urljoin(preview, File(src, None, "", project.use_directory_urls).url)
 
 
 def _docs_prefix(project: Project) -> str:
@@ -399,6 +445,11 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("affected", help="list the pages whose output the diff against BASE changes")
     p.add_argument("--base", required=True, help="git ref to compare with, e.g. origin/main")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument(
+        "--preview-url",
+        metavar="URL",
+        help="root URL of a preview of this build: each page links into it (markdown), or gets its URL (json)",
+    )
     p.set_defaults(func=cmd_affected)
     return ap
 

@@ -16,13 +16,26 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import unquote, urlsplit
 
+from . import budgets, docbuilder, mathtex
 from . import markdown as md
+from .apirefs import (
+    ApiIndex,
+    ApiLink,
+    Entry,
+    Problem,
+    api_link,
+    api_link_text,
+    misread_brackets,
+    reference_labels,
+)
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .html import locate, parse_page
 from .sanitize import URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
@@ -35,7 +48,9 @@ ATTR_RE = re.compile(
 ALERT_RE = re.compile(r"^[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
 LANGUAGE_RE = re.compile(r"[\w+#.-]*")
 
-FRAMEWORK_LABELS = {"pt": "PyTorch", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}
+# A framework tab is named apart from the API tab "PyTorch" (<hfoption id="PyTorch">, a plain PyTorch loop):
+# Material links tabs by label, so one name would switch both kinds of tab set together.
+FRAMEWORK_LABELS = {"pt": "PyTorch (framework)", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}
 ALERTS = {
     "NOTE": ("note", None),
     "TIP": ("tip", None),
@@ -54,12 +69,16 @@ COMPONENTS: dict[str, dict[str, str]] = {
     "hfoptions": {"id": "req"},
     "hfoption": {"id": "req"},
     "Youtube": {"id": "req", "title": "str"},
+    "PipelineTag": {"pipeline": "req"},
     "literalinclude": {},
     "TechniqueMatrix": {},
     "TestedWith": {},
+    "MemoryBudget": budgets.ATTRIBUTES,
+    "MemoryEstimator": {},
 }
-VOID = {"Youtube", "TechniqueMatrix", "TestedWith"}
-GENERATED = {"TechniqueMatrix", "TestedWith"}  # filled by the build from data no single page holds
+VOID = {"Youtube", "PipelineTag", "TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator"}
+# filled by the build from data no single page holds (MemoryBudget: from the memory model, in budgets.py)
+GENERATED = {"TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator"}
 PARENTS = {
     "hfoption": "hfoptions",
     "pt": "frameworkcontent",
@@ -70,6 +89,12 @@ PARENTS = {
 EXPANDED_EARLIER = {"Theory", "Only"}
 LITERALINCLUDE_KEYS = {"path", "language", "start-after", "end-before", "dedent"}
 SEPARATED = {"bullet_list", "ordered_list", "blockquote", "fence", "heading", "hr"}
+# what makes a block worth an inline parse ("][": a reference link, or text Python-Markdown would read as one)
+INLINE_MARKS = ("<", "](", "]:", "[`", "$", "\\(", "\\[", "][", "] [", "]\n[")
+PAGE_SUFFIXES = (".md", ".mdx")
+MARKER_RE = re.compile(r"^\[\[(?P<name>[A-Za-z][\w-]*)\]\](?P<rest>.*)$")  # [[open-in-colab]], [[autodoc]] X
+MEMBER_RE = re.compile(r"^\s*-\s+(?P<name>\S+)\s*$")  # an [[autodoc]] member line: '    - train'
+MARKERS = ("open-in-colab", "autodoc")
 INLINE_BLOCKS = {"paragraph", "heading", "lheading", "table", "mdx_line"}
 
 
@@ -110,7 +135,18 @@ class Node:
     body_end: Pos | None = None
     children: list[Node | Piece | md.Block] = field(default_factory=list)
     message: str = ""  # for "#error" nodes: what the error box says
+    rendered: list[Out] = field(default_factory=list)  # for "#lines" nodes: the output, ready
     where: Location = Location("<unknown>", 0)  # the opening tag in the source
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the conversion of one page may know about the rest of the site."""
+
+    page: str  # the page's path under docs_dir, e.g. 'performance/train/gpu_one.md'
+    files: frozenset[str]  # every file under docs_dir, same form
+    api: ApiIndex | None = None  # what API links and [[autodoc]] resolve against (None: no API reference)
+    notebooks: str | None = None  # mkdocs.yml extra.perfdocs.notebooks: the URL pattern [[open-in-colab]] links to
 
 
 @dataclass
@@ -144,8 +180,17 @@ def _slice(lines: list[Line], start: Pos, end: Pos) -> list[Line]:
 
 
 class _Converter:
-    def __init__(self, smap: SourceMap, root: Path | None, generated: dict[str, list[str]] | None = None):
+    def __init__(
+        self,
+        smap: SourceMap,
+        root: Path | None,
+        generated: dict[str, list[str]] | None = None,
+        site: Site | None = None,
+    ):
         self.generated = generated or {}
+        self.site = site
+        self.edits: dict[int, dict[tuple[int, int], str]] = {}  # input line -> (start col, end col) -> new text
+        self.leading = True  # nothing but blank lines and comments rendered yet
         self.smap = smap
         self.root = root
         self.diagnostics: list[Diagnostic] = []
@@ -153,6 +198,7 @@ class _Converter:
         self._reported_open: set[Location] = set()
         self.links: dict[tuple[str, Location], None] = {}
         self.ids: dict[tuple[str, Location], None] = {}
+        self.references: frozenset[str] = frozenset()  # the page's link reference labels (API links, brackets)
 
     # -- diagnostics -------------------------------------------------------------------
     def error(self, line: Line, offset: int, message: str, code: str, hint: str | None = None) -> None:
@@ -176,8 +222,15 @@ class _Converter:
             blocks = md.blocks("\n".join(line.text for line in lines), len(lines))
         root = Node(within, {}, 0, 1, (0, 0))
         stack = [root]
-        for block in blocks:
-            if block.kind in INLINE_BLOCKS:
+        consumed: set[int] = set()
+        for index, block in enumerate(blocks):
+            if index in consumed:
+                continue
+            if block.kind == "paragraph" and MARKER_RE.match(lines[block.start].text.strip()):
+                stack[-1].children.append(self._marker(blocks, index, lines, consumed))
+            elif block.kind == "paragraph" and (math := self._math_block(block, lines)) is not None:
+                stack[-1].children.append(math)
+            elif block.kind in INLINE_BLOCKS:
                 self._inline_block(block, lines, stack)
             elif block.kind == "html_block":
                 self._check_html(lines, block.start, block.end)
@@ -215,7 +268,7 @@ class _Converter:
     def _inline_block(self, block: md.Block, lines: list[Line], stack: list[Node]) -> None:
         region = lines[block.start : block.end]
         raw = "\n".join(line.text for line in region)
-        if "<" not in raw and "](" not in raw and "]:" not in raw:  # no tag, raw HTML, link or definition
+        if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
             stack[-1].children.append(block)
             return
         found = md.scan_inline(raw)
@@ -224,6 +277,8 @@ class _Converter:
         def pos(offset: int) -> Pos:
             row = _row(starts, offset)
             return block.start + row, offset - starts[row]
+
+        self._rewrite_inline(raw, found, lines, pos)
 
         # What a browser would parse: the block's text with code spans, autolinks and escapes blanked out
         # (Python-Markdown passes more through as raw HTML than CommonMark calls a tag: '<img/onerror=...>').
@@ -235,6 +290,7 @@ class _Converter:
             self._html_links(lines, pos(0), "".join(masked))
         for offset, href in found.links:
             at = pos(_destination(raw, offset))
+            href = self._page_link(href, raw, _destination(raw, offset), lines[at[0]], at[1])
             self.links[(href, self.location(lines[at[0]], at[1]))] = None
             scheme = url_scheme(href)
             if scheme is not None and scheme not in URL_SCHEMES:
@@ -250,19 +306,32 @@ class _Converter:
             for line in region[1:]:
                 if "]:" in line.text:
                     self._reference_links([line])
+        if block.kind in ("paragraph", "mdx_line", "table"):
+            found = self._memory_figures(found, lines, pos)
         if not found.tags:
             stack[-1].children.append(block)
             return
         if block.kind not in ("paragraph", "mdx_line"):
-            tag = found.tags[0]
-            at = pos(tag.start)
-            self.error(
-                lines[at[0]],
-                at[1],
-                f"<{tag.name}> cannot be used inside a {'heading' if 'heading' in block.kind else 'table'}",
-                "misplaced-component",
-                "put the component on a line of its own",
-            )
+            where = "heading" if "heading" in block.kind else "table"
+            for tag in found.tags:  # each one reported, none rendered: the heading or table stays whole
+                at = pos(tag.start)
+                if tag.name not in COMPONENTS and tag.name not in EXPANDED_EARLIER:
+                    if not tag.closing:
+                        self.error(
+                            lines[at[0]],
+                            at[1],
+                            f"unknown component <{tag.name}>",
+                            "unknown-component",
+                            did_you_mean(tag.name, list(COMPONENTS)) or "write it as inline code (`<...>`)",
+                        )
+                elif not tag.closing or not any(t.name == tag.name and not t.closing for t in found.tags):
+                    self.error(
+                        lines[at[0]],
+                        at[1],
+                        f"<{tag.name}> cannot be used inside a {where}",
+                        "misplaced-component",
+                        "put the component on a line of its own",
+                    )
             stack[-1].children.append(block)
             return
         cursor = pos(0)
@@ -273,6 +342,31 @@ class _Converter:
                 self._tag(tag, start, end, lines, stack)
                 cursor = end
         self._piece(lines, cursor, pos(len(raw)), stack)
+
+    def _memory_figures(self, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> md.Inline:
+        """``<MemoryBudget show="..."/>`` inside text or a table cell becomes its figure, in place (budgets.py);
+        ``found`` is returned without those tags. Without ``show`` the tag is a table, rendered as a block."""
+        inline = []
+        for tag in found.tags:
+            if tag.name != "MemoryBudget" or tag.closing:
+                continue
+            (row, col), (row_end, col_end) = pos(tag.start), pos(tag.end)
+            before = len(self.diagnostics)
+            attrs = self._attributes(tag.name, tag.attrs, lines[row], col)
+            if "show" not in attrs:
+                del self.diagnostics[before:]  # a table: its attributes are read (and reported) once, as a block
+                continue
+            inline.append(tag)
+            text, problems = budgets.figure(attrs)
+            for problem in problems:
+                self.error(lines[row], col, problem.message, "bad-attribute", problem.hint)
+            if row == row_end:
+                self.edit(lines[row], col, col_end, text)
+            else:
+                self.error(lines[row], col, "<MemoryBudget show=...> must be on one line", "bad-attribute")
+        return found if not inline else md.Inline(
+            [t for t in found.tags if t not in inline], found.html, found.links, found.opaque, found.literal
+        )
 
     def _piece(self, lines: list[Line], start: Pos, end: Pos, stack: list[Node]) -> None:
         if any(line.text.strip() for line in _slice(lines, start, end)):
@@ -293,6 +387,282 @@ class _Converter:
                     "bad-attribute",
                     'write attributes as name="value" or name={value}, with no spaces inside { }',
                 )
+
+    # -- doc-builder's [[...]] marker lines ----------------------------------------------
+    def _marker(self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int]) -> Node:
+        """A paragraph that opens with ``[[name]]``: rendered by the marker's handler, or a located error.
+
+        ``[[autodoc]] X`` takes the ``- member`` lines under it, also after blank lines (doc-builder does);
+        those lines are a continuation of the paragraph to CommonMark, or an indented code block."""
+        block = blocks[index]
+        first = lines[block.start]
+        m = MARKER_RE.match(first.text.strip())
+        assert m is not None
+        name, rest = m.group("name"), m.group("rest").strip()
+        col = len(first.text) - len(first.text.lstrip())
+        node = Node("#lines", {}, block.start, first.col0 + col + 1, (block.start, 0))
+        body = [line for line in lines[block.start + 1 : block.end]]
+        if name == "autodoc":
+            for later in range(index + 1, len(blocks)):
+                nxt = blocks[later]
+                if nxt.kind == "blank":
+                    continue
+                region = lines[nxt.start : nxt.end]
+                if nxt.kind == "code_block" and all(MEMBER_RE.match(x.text) or not x.text.strip() for x in region):
+                    body += region
+                    consumed.update(range(index + 1, later + 1))
+                break
+        members = [(line, MEMBER_RE.match(line.text)) for line in body if line.text.strip()]
+        for line, member in members:
+            if member is None:
+                self.error(line, 0, f"[[{name}]] is followed by text", "bad-marker", "leave a blank line after it")
+                node.rendered = [Out(x.text, x.src) for x in lines[block.start + 1 : block.end]]
+                break
+        src = first.src
+        if name == "open-in-colab" and not rest:
+            node.rendered[:0] = self._open_in_colab(first, col)
+        elif name == "autodoc" and rest and " " not in rest:
+            listed = [(member.group("name"), line) for line, member in members if member]
+            node.rendered[:0] = self._autodoc(rest, listed, first, col)
+        else:
+            usage = {"open-in-colab": "[[open-in-colab]] alone on its line", "autodoc": "[[autodoc]] Name"}
+            self.error(
+                first,
+                col,
+                f"unknown marker [[{name}]]" if name not in MARKERS else f"write it as {usage[name]}",
+                "bad-marker",
+                did_you_mean(name, MARKERS) if name not in MARKERS else None,
+            )
+            shown = f"{self.location(first, col)}: [[{name}]] {rest}".rstrip()
+            node.rendered[:0] = [Out(x, src) for x in error_block(shown)]
+        return node
+
+    def _open_in_colab(self, line: Line, col: int) -> list[Out]:
+        """The "Open in Colab" / "Open in Studio Lab" menu for this page's notebook, where the marker is
+        (doc-builder's pages have it under the H1), from the notebook URL pattern in mkdocs.yml."""
+        pattern = self.site.notebooks if self.site else None
+        problem = docbuilder.notebook_problem(pattern)
+        if problem is not None or pattern is None or self.site is None:
+            self.error(line, col, problem or "", "bad-marker", f"for example {docbuilder.EXAMPLE}")
+            return [Out(x, line.src) for x in error_block(f"{self.location(line, col)}: {problem}")]
+        for _, entries in docbuilder.notebook_links(pattern, self.site.page):
+            for _, url in entries:
+                self.links[(url, self.location(line, col))] = None
+        menu = docbuilder.notebook_menu(pattern, self.site.page)
+        return [Out("", line.src), *(Out(text, line.src) for text in menu), Out("", line.src)]
+
+    def _autodoc(self, name: str, members: list[tuple[str, Line]], line: Line, col: int) -> list[Out]:
+        """The signature and documented parameters of ``name`` (and of ``members``, each with its line): a
+        mkdocstrings block for the entry the API index registered, or a located error (at the member line
+        when a member is the problem)."""
+        api = self.site.api if self.site is not None else None
+        at = max(line.text.find(name, col + len("[[autodoc]]")), col)  # the name: what the error is about
+        if api is None or self.site is None:
+            problem = Problem(
+                "[[autodoc]] needs the API reference: enable the mkdocstrings plugin in mkdocs.yml", "bad-marker"
+            )
+        else:
+            here = self.location(line, col)
+            found = api.add_entry(self.site.page, here, name, [member for member, _ in members])
+            if isinstance(found, Entry):
+                block = [Out(text, line.src) for text in api.autodoc_lines(found)]
+                return [Out("", line.src), *block, Out("", line.src)]
+            problem = found
+        where, where_at = line, at
+        for member, member_line in members:
+            if problem.member is not None and member == problem.member:
+                where, where_at = member_line, member_line.text.find(member)
+                break
+        self.error(where, where_at, problem.message, problem.code, problem.hint)
+        return [Out(x, line.src) for x in error_block(f"{self.location(where, where_at)}: {problem.message}")]
+
+    # -- inline rewrites ----------------------------------------------------------------
+    def edit(self, line: Line, start: int, end: int, text: str) -> None:
+        """Replace ``line.text[start:end]`` with ``text`` wherever this line is rendered (the same input
+        columns, whichever container or component body renders it)."""
+        self.edits.setdefault(line.src, {})[(line.col0 + start, line.col0 + end)] = text
+
+    def edited(self, line: Line) -> str:
+        """The line's text with the edits that fall inside it."""
+        edits = self.edits.get(line.src)
+        if not edits:
+            return line.text
+        text = line.text
+        for (start, end), new in sorted(edits.items(), reverse=True):
+            a, b = start - line.col0, end - line.col0
+            if 0 <= a <= b <= len(text):
+                text = text[:a] + new + text[b:]
+        return text
+
+    def _rewrite_inline(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
+        """The inline constructs doc-builder renders and Python-Markdown would not: API links and math.
+
+        ``raw`` is a block's text, ``found`` its inline parse (``found.literal``: code spans, autolinks and
+        escapes; ``found.opaque``: code spans and raw HTML), ``pos`` maps an offset of ``raw`` to (line
+        index in ``lines``, column); rewrites go through ``self.edit``."""
+        spans = self._api_links(raw, found, lines, pos)
+        self._inline_math(raw, found, lines, pos)
+        self._literal_brackets(raw, found, spans, lines, pos)
+
+    def _api_links(
+        self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]
+    ) -> list[tuple[int, int]]:
+        """``[`Name`]`` and ``[`~module.Name.method`]``: links to the API reference; the spans rewritten.
+
+        doc-builder's form (``apirefs.api_link``): a one-backtick code span in brackets, not followed by ``(``
+        (a link) or a label the page defines (a reference link). The link text is the name in code font
+        (``~``: its last part; a function gets ``()``, as doc-builder writes it); it links through
+        mkdocs-autorefs to the object's entry, is plain code when no page documents the object, when the
+        code is not a name, or when the name is another library's, and is an error when it names nothing in
+        the site's libraries."""
+        api = self.site.api if self.site is not None else None
+        if api is None:
+            return []
+        spans = []
+        for start, end in found.literal:
+            link = api_link(raw, start, end, self.references)
+            if link is None:
+                continue
+            (row, col), (row_end, col_end) = pos(start - 1), pos(end + 1)
+            if row != row_end:
+                continue
+            line = lines[row]
+            shown = f"`{link.code}`" if link.name is None else self._api_link(api, link, line, col + 1)
+            self.edit(line, col, col_end, shown)
+            spans.append((start - 1, end + 1))
+        return spans
+
+    def _api_link(self, api: ApiIndex, link: ApiLink, line: Line, col: int) -> str:
+        """What ``[`name`]`` becomes; an error at ``col`` (its backtick) when no library has the object."""
+        name = link.name or link.code
+        called = link.code != name  # written with "()": shown with it, whatever the object is
+        bare = name.removeprefix("~").partition("#")[0]
+        found = api.resolve(bare)
+        if found is None:
+            if api.foreign(bare):
+                return f"`{api_link_text(name, 'function' if called else 'unknown')}`"
+            close = api.suggest(bare)
+            self.error(
+                line,
+                col,
+                f"API link [`{link.code}`]: '{bare}' is not an object of {api.where()}",
+                "unknown-api-name",
+                f"did you mean '{close}'?" if close else "write it as `code` if it is not an API name",
+            )
+            return f"`{api_link_text(name, 'function' if called else 'unknown')}`"
+        shown = api_link_text(name, "function" if called else found.kind)
+        return f"[`{shown}`][{found.anchor}]" if found.anchor else f"`{shown}`"
+
+    def _literal_brackets(
+        self, raw: str, found: md.Inline, spans: list[tuple[int, int]], lines: list[Line], pos: Callable[[int], Pos]
+    ) -> None:
+        """Escapes each ``[`` that Python-Markdown would read as a reference link the page does not define
+        (``apirefs.misread_brackets``): CommonMark shows that text as written, mkdocs-autorefs would warn about
+        it with no line. A cross-reference to an API entry (``[text][transformers.Trainer]``) stays one."""
+        if "[" not in raw:
+            return
+        api = self.site.api if self.site is not None else None
+        identifiers = api.public if api is not None else frozenset()
+        skip = [*found.literal, *found.opaque, *spans]
+        for offset in misread_brackets(raw, skip, self.references, identifiers):
+            row, col = pos(offset)
+            line = lines[row]
+            edits = self.edits.get(line.src, {})
+            at = line.col0 + col
+            if any(a <= at < b for a, b in edits):
+                continue  # inside text another rewrite replaced (math)
+            self.edit(line, col, col + 1, "\\[")
+
+    def _inline_math(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
+        """``\\( ... \\)`` and ``$...$`` in text (and ``$$ ... $$`` that shares its paragraph with text):
+        math, rendered at build time. A formula over several lines gives each of its lines a part of the
+        HTML, so the paragraph stays one paragraph; one KaTeX cannot render stays as written, marked."""
+        formulas = mathtex.find_formulas(raw, found)
+        for formula in formulas:
+            rendering = mathtex.render(raw[formula.start : formula.end], formula.tex, formula.display)
+            (first, start), (last, end) = pos(formula.start), pos(formula.end)
+            if rendering.error:
+                self.error(lines[first], start, f"bad math: {rendering.error}", "bad-math")
+            for part, row in zip(rendering.lines, range(first, last + 1)):
+                self.edit(lines[row], start if row == first else 0, end if row == last else len(lines[row].text), part)
+        for offset in mathtex.unclosed_display(raw, formulas, found):
+            row, col = pos(offset)
+            if not raw[offset + 2 :].strip() and mathtex.closes_earlier_display([line.text for line in lines[:row]]):
+                continue  # the close of a formula a blank line cut: reported where it opened
+            self.error(
+                lines[row],
+                col,
+                "display math opened with $$ is not closed in this paragraph",
+                "bad-math",
+                "close it with $$; a formula cannot contain a blank line",
+            )
+
+    def _math_block(self, block: md.Block, lines: list[Line]) -> Node | None:
+        """A paragraph that is display math (``$$ ... $$``): a "#lines" node with the rendered math, else None."""
+        region = lines[block.start : block.end]
+        raw = "\n".join(line.text for line in region)
+        if not raw.startswith("$$"):
+            return None
+        formulas = mathtex.find_formulas(raw, md.scan_inline(raw))
+        if len(formulas) != 1 or formulas[0].start != 0 or raw[formulas[0].end :].strip():
+            return None  # text shares the paragraph: _inline_math renders the formula in it
+        formula = formulas[0]
+        rendering = mathtex.render(raw[: formula.end], formula.tex, True)
+        if rendering.error:
+            self.error(region[0], 0, f"bad math: {rendering.error}", "bad-math")
+        node = Node("#lines", {}, block.start, region[0].col0 + 1, (block.start, 0))
+        node.rendered = [
+            Out("", region[0].src),
+            *(Out(part, line.src) for part, line in zip(rendering.lines, region)),
+            Out("", region[-1].src),
+        ]
+        return node
+
+    def _page_link(self, href: str, raw: str, offset: int, line: Line, col: int) -> str:
+        """A relative link without an extension, resolved as doc-builder resolves it, and rewritten to the
+        page's Markdown file so MkDocs, the link map and the checker agree; the href to record.
+
+        doc-builder serves every page at a URL without a trailing slash (``.../perf_train_gpu_one``), so
+        ``./trainer`` is the sibling page ``trainer.md`` and ``../usage_guides/fsdp#y`` the page
+        ``usage_guides/fsdp.md`` one directory up from the page's own directory."""
+        if self.site is None:
+            return href
+        parts = urlsplit(href)
+        path = unquote(parts.path)
+        if parts.scheme or parts.netloc or not path or path.startswith("/") or path.endswith("/"):
+            return href
+        if posixpath.splitext(posixpath.basename(path))[1]:
+            return href  # a file name with its extension: MkDocs resolves it as written
+        base = posixpath.dirname(self.site.page)
+        target = posixpath.normpath(posixpath.join(base, path))
+        found = next(
+            (target + suffix for suffix in PAGE_SUFFIXES if target + suffix in self.site.files),
+            next((f"{target}/index{s}" for s in PAGE_SUFFIXES if f"{target}/index{s}" in self.site.files), None),
+        )
+        if found is None:
+            pages = sorted(f[: -len(sfx)] for f in self.site.files for sfx in PAGE_SUFFIXES if f.endswith(sfx))
+            name = _closest(posixpath.basename(target), sorted({posixpath.basename(p) for p in pages}))
+            nearest = sorted(
+                (posixpath.relpath(p, base or ".") for p in pages if posixpath.basename(p) == name),
+                key=lambda rel: (rel.count("/"), rel),
+            )
+            shown = [f"./{rel}" if not rel.startswith(".") else rel for rel in nearest[:1]]
+            self.error(
+                line,
+                col,
+                f"broken link '{href}': no page {target}.md",
+                "missing-file",
+                f"did you mean '{shown[0]}'?" if shown else None,
+            )
+            return href
+        written = raw[offset:].split(None, 1)[0] if raw[offset:].strip() else ""
+        dest = written.split(")", 1)[0] if not written.startswith("<") else ""
+        if not dest or urlsplit(dest).path != parts.path:
+            return href  # written in a form we do not rewrite in place (<...>, escapes): left to the checker
+        new_path = posixpath.relpath(found, base or ".")
+        new = new_path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+        self.edit(line, col, col + len(dest), new)
+        return new
 
     # -- raw HTML ------------------------------------------------------------------------
     def _check_html(self, lines: list[Line], start: int, end: int) -> None:
@@ -443,7 +813,9 @@ class _Converter:
             pos = m.end()
             key = m.group("name")
             if m.group("expr") is not None:
-                value = ("expr", m.group("expr").strip())
+                expr = m.group("expr").strip()
+                literal = len(expr) >= 2 and expr[0] == expr[-1] and expr[0] in "\"'`" and expr[0] not in expr[1:-1]
+                value = ("str", expr[1:-1]) if literal else ("expr", expr)  # id={"x"} is the string "x"
             elif m.group("dq") is not None or m.group("sq") is not None:
                 value = ("str", m.group("dq") if m.group("dq") is not None else m.group("sq"))
             elif m.group("uq") is not None:
@@ -461,6 +833,8 @@ class _Converter:
                     did_you_mean(key, spec) or f"allowed: {allowed}",
                 )
                 continue
+            if kind == "bool" and value == ("str", "true"):
+                value = ("expr", "true")  # warning=true: Svelte passes the string "true", which is truthy
             if kind == "bool" and value not in (("expr", "true"), ("expr", "false")):
                 shown = "{" + value[1] + "}" if value[0] == "expr" else f'"{value[1]}"'
                 self.error(
@@ -481,12 +855,18 @@ class _Converter:
         out: list[Out] = []
         previous = ""  # kind of the last block that was not blank
         for item in items:
+            if self.leading and not (
+                isinstance(item, md.Block)
+                and (item.kind == "blank" or (item.kind == "html_block" and _is_comment(lines[item.start : item.end])))
+            ):
+                self.leading = False
             if isinstance(item, Node):
                 _join(out, self._render_node(item, lines))
                 previous = ""
             elif isinstance(item, Piece):
                 pieces = _slice(lines, item.start, item.end)
-                text = [Out(line.text.strip() if i == 0 else line.text, line.src) for i, line in enumerate(pieces)]
+                edited = [self.edited(line) for line in pieces]
+                text = [Out(t.strip() if i == 0 else t, line.src) for i, (t, line) in enumerate(zip(edited, pieces))]
                 _join(out, [o for o in text if o.text.strip()])
                 previous = ""
             else:
@@ -522,6 +902,8 @@ class _Converter:
             for d in self.diagnostics
         ):
             return self._html_error(region)
+        if block.kind == "html_block" and self.leading and _is_comment(region):
+            return [Out("", line.src) for line in region]  # a license comment above the H1: the H1 gives the title
         if block.kind == "html_block":
             return _markdown_in_details(region)
         if block.kind == "heading":
@@ -529,8 +911,10 @@ class _Converter:
             explicit = ATTR_ID_RE.search(first)
             if explicit:
                 self.ids[(explicit.group("id"), self.location(region[0]))] = None
-            return [Out(first, region[0].src), *(Out(line.text, line.src) for line in region[1:])]
-        return [Out(line.text, line.src) for line in region]
+            if first == region[0].text:
+                first = self.edited(region[0])
+            return [Out(first, region[0].src), *(Out(self.edited(line), line.src) for line in region[1:])]
+        return [Out(self.edited(line), line.src) for line in region]
 
     def _html_error(self, region: list[Line]) -> list[Out]:
         first, last = self.location(region[0]).line, self.location(region[-1]).line
@@ -667,6 +1051,8 @@ class _Converter:
         src = lines[node.line].src
         if node.name == "#error":
             return [Out(text, src) for text in error_block(node.message)]
+        if node.name == "#lines":
+            return node.rendered
         if node.name == "Tip":
             warning = node.attrs.get("warning", ("expr", "false"))[1] == "true"
             body = self._render_content(node, lines)
@@ -677,6 +1063,8 @@ class _Converter:
             return self._render_content(node, lines)
         if node.name == "Youtube":
             return self._render_youtube(node, lines)
+        if node.name == "PipelineTag":
+            return self._render_pipeline_tag(node, lines)
         if node.name == "literalinclude":
             return self._render_literalinclude(node, lines)
         if node.name in GENERATED:
@@ -756,9 +1144,35 @@ class _Converter:
         title = node.attrs.get("title", ("str", "YouTube video"))[1]
         return [Out("", line.src), Out(youtube_placeholder(video, title), line.src), Out("", line.src)]
 
+    def _render_pipeline_tag(self, node: Node, lines: list[Line]) -> list[Out]:
+        """doc-builder's task badge: the task's name, for a transformers pipeline task it knows."""
+        line = lines[node.line]
+        offset = node.col - 1 - line.col0
+        if node.body_end and node.body_end != node.body_start and any(b.text.strip() for b in self._body(node, lines)):
+            self.error(line, offset, "<PipelineTag> takes no content", "bad-attribute")
+        task = node.attrs.get("pipeline", ("str", ""))[1].strip()
+        if not task:
+            return []  # reported as a missing attribute
+        if task not in docbuilder.PIPELINE_TASKS:
+            self.error(
+                line,
+                offset,
+                f"<PipelineTag pipeline=\"{task}\"> is not a pipeline task",
+                "bad-attribute",
+                did_you_mean(task, docbuilder.PIPELINE_TASKS) or "a transformers pipeline task, e.g. text-generation",
+            )
+            return []
+        return [Out("", line.src), Out(docbuilder.pipeline_badge(task), line.src), Out("", line.src)]
+
     def _render_generated(self, node: Node, lines: list[Line]) -> list[Out]:
         line = lines[node.line]
         content = self.generated.get(node.name)
+        if node.name == "MemoryBudget":  # one table per tag, from its attributes
+            content, problems = budgets.render_budget(node.attrs)
+            for problem in problems:
+                self.error(line, node.col - 1 - line.col0, problem.message, "bad-attribute", problem.hint)
+            if problems:
+                return []
         if content is None:
             self.error(
                 line,
@@ -945,6 +1359,12 @@ def _markdown_in_details(region: list[Line]) -> list[Out]:
     return out
 
 
+def _is_comment(region: list[Line]) -> bool:
+    """An HTML block that is one comment and nothing else."""
+    text = "\n".join(line.text for line in region).strip()
+    return text.startswith("<!--") and text.endswith("-->") and text.find("-->") == len(text) - 3
+
+
 def _join(out: list[Out], more: list[Out]) -> None:
     """Appends ``more``; outside code, never two blank lines in a row."""
     for line in more:
@@ -954,14 +1374,20 @@ def _join(out: list[Out], more: list[Out]) -> None:
 
 
 def convert(
-    text: str, source_map: SourceMap, root: Path | None = None, generated: dict[str, list[str]] | None = None
+    text: str,
+    source_map: SourceMap,
+    root: Path | None = None,
+    generated: dict[str, list[str]] | None = None,
+    site: Site | None = None,
 ) -> Converted:
     """Converts the dialect in ``text`` (whose lines ``source_map`` locates) to Material Markdown.
 
-    ``generated`` holds the lines of build-generated components such as ``<TechniqueMatrix/>``.
+    ``generated`` holds the lines of build-generated components such as ``<TechniqueMatrix/>``; ``site``
+    what the page may link to (without it, extension-less links are left to the link check).
     """
     lines = [Line(t, i) for i, t in enumerate(text.split("\n"))]
-    conv = _Converter(source_map, root, generated)
+    conv = _Converter(source_map, root, generated, site)
+    conv.references = reference_labels(text)
     out = conv.convert(lines)
     while out and not out[0].text and not out[0].code:
         out.pop(0)
@@ -977,4 +1403,4 @@ def convert(
     return Converted(text_out, smap, diagnostics, list(conv.links), list(conv.ids))
 
 
-__all__ = ["Converted", "convert", "error_block"]
+__all__ = ["Converted", "Site", "convert", "error_block"]

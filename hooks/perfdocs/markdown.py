@@ -98,6 +98,8 @@ def _mdx_line_rule(state: StateBlock, start_line: int, end_line: int, silent: bo
         return False
     if silent and state.parentType == "paragraph" and _inside_code_span(state, start_line):
         return False
+    if silent and state.parentType == "table" and "|" in state.src[pos : state.eMarks[start_line]]:
+        return False  # a row that starts with a tag stays a row (the tag is reported there): the table holds
     last, text = found
     if silent:
         return True
@@ -173,6 +175,92 @@ def _html_block_rule(state: StateBlock, start_line: int, end_line: int, silent: 
     return True
 
 
+ATTR_NAME_RE = re.compile(r"[A-Za-z_:@][\w.:-]*")
+
+
+def _svelte_tag_end(src: str, at: int, closing: bool) -> int | None:
+    """Where a component tag whose name ends at ``at`` ends, reading attributes as Svelte does: values
+    quoted with " or ', unquoted (``id=tiZFewofSLM/>``), or an expression in braces that may hold quotes and
+    spaces (``warning={ true }``, ``id={"x"}``); None if it is not a tag."""
+    end, lines = len(src), 0
+    while at < end:
+        ch = src[at]
+        if ch in " \t\n":
+            lines += ch == "\n"
+            if lines >= MAX_TAG_LINES:
+                return None
+            at += 1
+        elif ch == ">":
+            return at + 1
+        elif src.startswith("/>", at) and not closing:
+            return at + 2
+        elif closing:
+            return None
+        else:
+            name = ATTR_NAME_RE.match(src, at)
+            if not name:
+                return None
+            at = name.end()
+            while at < end and src[at] in " \t":
+                at += 1
+            if at >= end or src[at] != "=":
+                continue
+            at += 1
+            while at < end and src[at] in " \t":
+                at += 1
+            if at >= end:
+                return None
+            if src[at] in "\"'":
+                close = src.find(src[at], at + 1)
+                if close < 0:
+                    return None
+                at = close + 1
+            elif src[at] == "{":
+                depth, quote = 0, ""
+                while at < end:
+                    c = src[at]
+                    if quote:
+                        quote = "" if c == quote else quote
+                    elif c in "\"'`":
+                        quote = c
+                    elif c == "{":
+                        depth += 1
+                    elif c == "}":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    at += 1
+                if at >= end:
+                    return None
+                at += 1
+            else:
+                start = at
+                while at < end and src[at] not in " \t\n\"'=<>`" and not src.startswith("/>", at):
+                    at += 1
+                if at == start:
+                    return None
+    return None
+
+
+def _svelte_tag_rule(state: StateInline, silent: bool) -> bool:
+    """A component tag as Svelte reads it (see _svelte_tag_end), as an html_inline token; other tags are
+    left to CommonMark's raw HTML rule."""
+    src, pos = state.src, state.pos
+    if src[pos] != "<":
+        return False
+    head = TAG_NAME_RE.match(src, pos)
+    if not head or not is_component_name(head.group(2)):
+        return False
+    end = _svelte_tag_end(src, head.end(), bool(head.group(1)))
+    if end is None:
+        return False
+    if not silent:
+        token = state.push("html_inline", "", 0)
+        token.content = src[pos:end]
+    state.pos = end
+    return True
+
+
 def _build() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable("table")
     md.validateLink = lambda url: True  # type: ignore[method-assign]  # see every link; the checks judge them
@@ -183,6 +271,7 @@ def _build() -> MarkdownIt:
     for name in ("escape", "backticks", "link", "image", "autolink", "html_inline"):
         rule = next(r for r in md.inline.ruler.__rules__ if r.name == name)
         md.inline.ruler.at(name, _recording(rule.fn))
+    md.inline.ruler.before("html_inline", "svelte_tag", _recording(_svelte_tag_rule))
     return md
 
 

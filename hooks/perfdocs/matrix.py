@@ -6,6 +6,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 
 from .badges import tested_with_badge
+from .budgets import estimator_html
 from .text import split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -100,4 +101,6 @@ def generated_components(
         badge, problems = tested_with_badge(library.root)
         if badge and not problems:
             generated["TestedWith"] = badge
+    if "<MemoryEstimator" in text:  # the calculator, with the memory model's presets (budgets.py)
+        generated["MemoryEstimator"] = estimator_html()
     return generated

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap
-from .dialect import convert
+from .dialect import Site, convert
 from .text import front_matter_key_line, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -37,12 +37,14 @@ def render_body(
     source: str = "",
     generated: dict[str, list[str]] | None = None,
     edit_url: Callable[[Snippet], str | None] | None = None,
+    site: Site | None = None,
 ) -> Rendered:
-    """``body`` is the page without front matter; ``first_line`` its first line in ``source``."""
+    """``body`` is the page without front matter; ``first_line`` its first line in ``source``; ``site`` what
+    else is in the docs (extension-less links resolve against it)."""
     expansion = expand(
         body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"), edit_url
     )
-    converted = convert(expansion.text, expansion.source_map, root, generated)
+    converted = convert(expansion.text, expansion.source_map, root, generated, site)
     duplicates = duplicate_ids(converted.ids)
     diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates), key=sort_key)
     return Rendered(
@@ -97,7 +99,12 @@ def page_problems(source: str, page_path: str) -> list[Diagnostic]:
 
 
 def render_source(
-    source: str, page_path: str, library: SnippetLibrary, root: Path, generated: dict[str, list[str]] | None = None
+    source: str,
+    page_path: str,
+    library: SnippetLibrary,
+    root: Path,
+    generated: dict[str, list[str]] | None = None,
+    site: Site | None = None,
 ) -> Rendered:
     """A whole page file (front matter included), as the CLI and tests see it."""
     source = source.replace("\r\n", "\n")
@@ -106,7 +113,9 @@ def render_source(
         return Rendered("", SourceMap(), whole, [], set())
     front = split_front_matter(source)
     scenario, problems = page_scenario(source, front.data, front.error, front.error_line, page_path)
-    rendered = render_body(front.body, page_path, library, root, scenario, front.body_first_line, source, generated)
+    rendered = render_body(
+        front.body, page_path, library, root, scenario, front.body_first_line, source, generated, site=site
+    )
     rendered.diagnostics[:0] = problems
     return rendered
 

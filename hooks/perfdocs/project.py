@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +22,7 @@ from .diagnostics import display_path
 from .history import SiteWide
 from .linkcheck import base_path
 from .matrix import scan_scenario_pages
+from .text import markdown_slug, use_slugify
 from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
@@ -52,6 +53,8 @@ class Project:
     nav: Any
     repo_url: str | None
     edit_uri: str | None
+    use_directory_urls: bool = True  # page URLs as MkDocs writes them: dir/ or dir.html
+    notebooks: str | None = None  # extra.perfdocs.notebooks: the notebook URL pattern of [[open-in-colab]]
 
     # -- loading -----------------------------------------------------------------------
     @classmethod
@@ -60,6 +63,8 @@ class Project:
         config_file = Path(os.path.abspath(config.config_file_path or CONFIG_NAMES[0]))
         root = config_file.parent
         theme_dir = getattr(config.theme, "custom_dir", None) if config.theme is not None else None
+        toc = (config.get("mdx_configs") or {}).get("toc") or {}
+        use_slugify(toc.get("slugify") or markdown_slug)  # automatic heading ids, as the site's toc writes them
         return cls(
             root=root,
             config_file=config_file,
@@ -74,6 +79,8 @@ class Project:
             nav=config.nav,
             repo_url=config.repo_url or None,
             edit_uri=config.edit_uri,
+            use_directory_urls=bool(config.use_directory_urls),
+            notebooks=_notebooks(config.get("extra")),
         )
 
     @classmethod
@@ -165,6 +172,13 @@ def _config_path(config_file: str | Path | None) -> Path:
     if not path.is_file():
         raise MissingConfig(f"{path}: no such config file (give one with -f/--config-file)")
     return Path(os.path.abspath(path))
+
+
+def _notebooks(extra: Any) -> str | None:
+    """extra.perfdocs.notebooks as written (the dialect says what is wrong with it where a page needs it)."""
+    perfdocs = extra.get("perfdocs") if isinstance(extra, Mapping) else None
+    value = perfdocs.get("notebooks") if isinstance(perfdocs, Mapping) else None
+    return None if value is None else str(value)
 
 
 def _under(root: Path, path: str | os.PathLike[str]) -> Path:

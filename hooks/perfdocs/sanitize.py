@@ -36,13 +36,40 @@ __all__ = [
 
 FORBIDDEN_HTML, UNSAFE_URL = "forbidden-html", "unsafe-url"
 
-MATHML_TAGS = frozenset(
-    """
-math maction annotation annotation-xml menclose merror mfenced mfrac mi mmultiscripts mn mo mover mpadded
-mphantom mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup mtable mtd mtext mtr munder
-munderover semantics none
-""".split()
-)
+# MathML as KaTeX 0.16 writes it (output: "mathml"; the trust option off, so no mglyph and no href): the
+# elements and, per element, the attributes its MathML builders set. No annotation-xml (an HTML integration
+# point), no maction, no style (only \pmb and \fcolorbox write one; mathtex drops it before the page).
+MATHML_ATTRIBUTES: dict[str, frozenset[str]] = {
+    tag: frozenset(names.split())
+    for tag, names in {
+        "math": "xmlns display",
+        "semantics": "",
+        "annotation": "encoding",
+        "mrow": "",
+        "mi": "mathvariant",
+        "mn": "mathvariant",
+        "mo": "fence stretchy lspace rspace minsize maxsize largeop separator mathvariant",
+        "mtext": "mathvariant",
+        "mspace": "width height depth linebreak mathbackground",
+        "msup": "",
+        "msub": "",
+        "msubsup": "",
+        "mfrac": "linethickness",
+        "msqrt": "",
+        "mroot": "",
+        "mover": "accent",
+        "munder": "accentunder",
+        "munderover": "accent accentunder",
+        "mtable": "rowspacing rowlines columnalign columnspacing columnlines width",
+        "mtr": "",
+        "mtd": "width",
+        "mstyle": "displaystyle scriptlevel mathcolor mathsize mathbackground",
+        "mpadded": "width height depth lspace voffset mathbackground",
+        "mphantom": "",
+        "menclose": "notation mathbackground",
+    }.items()
+}
+MATHML_TAGS = frozenset(MATHML_ATTRIBUTES)
 ALLOWED_TAGS = (
     frozenset(
         """
@@ -53,19 +80,12 @@ summary sup table tbody td tfoot th thead time tr track tt u ul var video audio 
 """.split()
     )
     | MATHML_TAGS
+    | {"autoref"}  # mkdocs-autorefs' placeholder for [`Name`] links, replaced by an <a> after every page is built
 )
 GENERIC_ATTRIBUTES = frozenset({"id", "class", "title", "lang", "dir", "role", "hidden", "translate"})
 GENERIC_PREFIXES = frozenset({"data-", "aria-"})
-MATHML_ATTRIBUTES = frozenset(
-    """
-display displaystyle mathvariant mathsize mathcolor mathbackground scriptlevel dir fence separator stretchy
-symmetric largeop movablelimits accent accentunder lspace rspace minsize maxsize form linethickness
-numalign denomalign bevelled notation columnalign rowalign columnspan rowspan columnlines rowlines frame
-width height depth voffset encoding xmlns
-""".split()
-)
 ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "*": GENERIC_ATTRIBUTES,
+    "*": GENERIC_ATTRIBUTES | {"style"},  # its declarations filtered to STYLE_PROPERTIES
     "a": frozenset({"href", "hreflang", "name", "rel", "target", "type", "download"}),
     "img": frozenset({"src", "srcset", "sizes", "alt", "width", "height", "loading", "decoding", "align"}),
     "source": frozenset({"src", "srcset", "sizes", "type", "media", "width", "height"}),
@@ -95,13 +115,23 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "tbody": frozenset({"align"}),
     "tfoot": frozenset({"align"}),
     "hr": frozenset({"width", "size", "align"}),
-    **{tag: MATHML_ATTRIBUTES for tag in MATHML_TAGS},
+    **MATHML_ATTRIBUTES,
+    "autoref": frozenset(
+        {"identifier", "slug", "optional", "hover", "backlink-type", "backlink-anchor"}
+        | {"domain", "role", "origin", "filepath", "lineno"}
+    ),
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 # Attributes holding URLs. ammonia checks the scheme of href, src, poster and a few others itself;
 # cite and srcset it passes through, so clean_page filters those two (see _url_filter).
 URL_ATTRIBUTES = frozenset({"href", "src", "cite", "poster", "srcset", "action", "formaction", "data", "xlink:href"})
-STYLE_PROPERTIES = frozenset({"text-align"})  # what Python-Markdown's tables write into th/td
+# What pages may say with style="...": Python-Markdown's tables write text-align; pages pasted from doc-builder
+# write layout like <span style="white-space:nowrap">. Nothing that can move content over the page's own
+# (position, z-index, transform, margins) or load anything (url() in background).
+STYLE_PROPERTIES = frozenset(
+    {"text-align", "white-space", "vertical-align", "font-weight", "font-style", "text-decoration"}
+    | {"width", "max-width", "min-width", "height", "max-height", "float"}
+)
 CLEAN_CONTENT_TAGS = frozenset({"script", "style"})
 # Known elements the allowlist removes: reported as "raw <x> is not allowed". Other unknown names
 # (components such as <Tip>, custom elements) are the dialect's to report.
@@ -207,11 +237,11 @@ class _Removal:
 
 
 def _style_allowed(value: str) -> bool:
-    """True when nh3 keeps every declaration of this style value (text-align only)."""
+    """True when nh3 keeps every declaration of this style value (STYLE_PROPERTIES only)."""
     kept = nh3.clean(
-        f'<table><tr><td style="{html_lib.escape(value, quote=True)}">x</td></tr></table>',
-        tags={"table", "tbody", "tr", "td"},
-        attributes={"td": {"style"}},
+        f'<span style="{html_lib.escape(value, quote=True)}">x</span>',
+        tags={"span"},
+        attributes={"span": {"style"}},
         filter_style_properties=set(STYLE_PROPERTIES),
     )
     declarations = [d for d in value.split(";") if d.strip()]
@@ -229,7 +259,7 @@ def _attribute_removal(tag: str, name: str, value: str) -> _Removal | None:
     if not allowed:
         return _Removal(name, f"attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
     if name == "style" and not _style_allowed(value):
-        message = "attribute 'style' is not allowed in pages except text-align on table cells"
+        message = f"style properties other than {', '.join(sorted(STYLE_PROPERTIES))} are not allowed in pages"
         return _Removal(name, message, FORBIDDEN_HTML)
     if name in URL_ATTRIBUTES:
         bad = _bad_schemes(name, value)

@@ -38,14 +38,47 @@ def mask_code_spans(line: str) -> str:
     return "".join(chars)
 
 
-def slugify(text: str, separator: str = "-") -> str:
-    """Same rule as Python-Markdown's toc.slugify, applied to heading text stripped of markup."""
+def plain_heading_text(text: str) -> str:
+    """Heading Markdown as the reader sees it (what Python-Markdown's toc hands to its slugify)."""
     text = re.sub(r"<[^>]+>", "", text)
     text = re.sub(r"[`*_]{1,3}(?=\S)|(?<=\S)[`*_]{1,3}", "", text)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
-    return re.sub(rf"[{separator}\s]+", separator, text)
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+
+
+def markdown_slug(value: str, separator: str = "-") -> str:
+    """Python-Markdown's toc.slugify: ASCII only, '_' kept, runs of spaces and hyphens made one."""
+    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
+    return re.sub(rf"[{separator}\s]+", separator, value)
+
+
+def doc_builder_slug(value: str, separator: str = "-") -> str:
+    """doc-builder's heading ids (kit/preprocessors/mdsvex: trim, lower-case, each run of white space
+    becomes one hyphen, then everything but Unicode letters, numbers and hyphens goes), so a deep link
+    to an hf.co page lands on the same heading here: 'set_adapters' -> 'setadapters', '🤗 Optimum' ->
+    '-optimum', 'Trainer - a' -> 'trainer---a'. The site's toc uses it (mkdocs.yml, toc.slugify)."""
+    value = re.sub(r"\s+", separator, value.strip().lower())
+    return "".join(ch for ch in value if ch == separator or unicodedata.category(ch)[0] in "LN")
+
+
+_slug = doc_builder_slug  # the site's toc.slugify; perfdocs.project sets it from mkdocs.yml
+
+
+def use_slugify(function: Any) -> None:
+    """Predict automatic heading ids with ``function`` (the toc extension's ``slugify`` option)."""
+    global _slug
+    _slug = function
+
+
+def slugify(text: str, separator: str = "-") -> str:
+    """The id the site's toc gives a heading whose Markdown text is ``text``."""
+    return str(_slug(plain_heading_text(text), separator))
+
+
+def snippet_slug(text: str) -> str:
+    """The heading part of a theory snippet's ids (``<name>-<heading>``): Python-Markdown's rule, kept
+    whatever the toc uses, so snippet ids never change."""
+    return markdown_slug(plain_heading_text(text))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,14 @@ from pathlib import Path
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
 from .dialect import error_block
 from .markdown import Tag, scan_inline
-from .text import code_line_mask, front_matter_key_line, mask_code_spans, parse_heading, slugify, split_front_matter
+from .text import (
+    code_line_mask,
+    front_matter_key_line,
+    mask_code_spans,
+    parse_heading,
+    snippet_slug,
+    split_front_matter,
+)
 
 SCENARIOS = (
     "overview",
@@ -324,7 +331,7 @@ class _Expander:
             snippet.body_first_line,
             inner,
             shift,
-            slugify(name.replace("_", "-")),
+            snippet_slug(name.replace("_", "-")),
             "" if count == 1 else f"-{count}",
             snippet.code_mask,
         )
@@ -357,7 +364,7 @@ class _Expander:
                 return line
             anchor = heading.id
         else:
-            anchor = (heading.explicit_id or f"{id_prefix}-{slugify(heading.text)}") + id_suffix
+            anchor = (heading.explicit_id or f"{id_prefix}-{snippet_slug(heading.text)}") + id_suffix
         self.section = (level, anchor, heading.text)
         if heading.id_syntax == "[[]]" and id_prefix is None:
             return line  # the dialect turns [[id]] into an attribute, with validation

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..sitetools import build
-from .support import ARTIFACTS, DESKTOP, ROOT, browser_problem, install_axe, launch, nav_sources, page_url, serve
+from .support import ARTIFACTS, DESKTOP, browser_problem, install_axe, launch, nav_sources, page_url, serve
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,14 +39,8 @@ def unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    prebuilt = os.environ.get("PERFDOCS_BROWSER_SITE")  # iterate on the tests against a site built once
-    if prebuilt:
-        return Path(prebuilt)
-    out = tmp_path_factory.mktemp("browser-site")
-    result = build(ROOT, out)
-    assert result.returncode == 0, result.stderr
-    return out
+def site(site_as_deployed: Path) -> Path:
+    return site_as_deployed
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from mkdocs.utils.yaml import yaml_load
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_CACHE = ROOT / "tests" / "browser" / ".node"  # gitignored; npm installs axe-core here
@@ -120,7 +121,7 @@ def launch(playwright: Any) -> Any:
 
 def nav_sources(root: Path = ROOT) -> list[str]:
     """The Markdown path of every page in mkdocs.yml's nav, in nav order (performance/infer/cpu.md)."""
-    config = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config = yaml_load((root / "mkdocs.yml").read_text(encoding="utf-8"))  # MkDocs' loader: !ENV, python names
     sources: list[str] = []
 
     def walk(item: Any) -> None:

@@ -49,9 +49,11 @@ def cases() -> list[Any]:
         if old_fragment:  # a remapped anchor: every form, with the old fragment
             out += [Case(form.format(old) + "#" + old_fragment, path, fragment) for form in FORMS]
             continue
-        if old == "index":  # the site root
+        forms = FORMS
+        if old == "index":  # the site root; /index.html is the home page's own file when the home is that page
             out += [Case("", path, fragment)]
-        out += [Case(form.format(old), path, fragment) for form in FORMS]
+            forms = tuple(f for f in FORMS if f != "{}.html" or path)
+        out += [Case(form.format(old), path, fragment) for form in forms]
         out.append(Case(f"{old}.mdx#{LAST_H2}", path, LAST_H2))  # a fragment that was not remapped is kept
     out += [Case(form.format("perf_train_gpu_one") + "#batch-size", "performance/train/gpu_one/", "batch-size")
             for form in FORMS]

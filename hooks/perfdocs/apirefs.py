@@ -1,0 +1,1294 @@
+"""API references: doc-builder's ``[`Name`]`` links and ``[[autodoc]] Name`` entries, from the libraries' sources.
+
+mkdocstrings (its Python handler, with griffe) renders an entry's signature and documented parameters, and
+mkdocs-autorefs turns ``[text][identifier]`` into a link to it. Both read source statically: nothing here
+imports the libraries (accelerate and peft import torch, which the site's install must not pull).
+
+griffe reading all of transformers takes about 50 s, so the index reads each library module by module, as the
+names in the docs need them, and hands mkdocstrings a copy of just those modules (``write_subset``), set as its
+handler's search path. Where the sources come from: the installed distribution when its version is the one the
+``recipes`` extra pins, else that pinned version installed without dependencies into ``.cache/perfdocs/``
+(``pip install --no-deps --target``: pure-Python files, no torch).
+
+How a name is looked up (doc-builder's rules, over several libraries): the libraries are the Python handler's
+``preload_modules`` in mkdocs.yml, in order. A name whose first part is one of them is fully qualified and
+looked up there only; any other name is tried in each library in that order, and the first that has it wins.
+The link goes to the entry an ``[[autodoc]]`` gives the object, or to the entry of its nearest documented
+parent (``Trainer.evaluate`` when only ``Trainer`` is documented); an object the library has but no page
+documents renders as code, as doc-builder renders it; a name no library has is an error.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import griffe
+
+from . import markdown as md
+from .badges import recipe_pins
+from .diagnostics import Diagnostic, Location
+
+__all__ = [
+    "ApiConfig",
+    "ApiIndex",
+    "ApiLink",
+    "Entry",
+    "Problem",
+    "Resolved",
+    "api_config",
+    "api_link",
+    "autodoc_blocks",
+    "build_index",
+    "check_entries",
+    "misread_brackets",
+    "reference_labels",
+]
+
+HANDLER = "python"
+SOURCES_DIR = Path(".cache") / "perfdocs" / "api-sources"  # pinned sources installed without dependencies
+SUBSET_DIR = Path(".cache") / "perfdocs" / "api-subset"  # the modules mkdocstrings reads, one folder per set
+DEFINITIONS_DIR = Path(".cache") / "perfdocs" / "api-names"  # which module defines which name, per version
+MAX_ALIAS_HOPS = 12
+DEFINITION_RE = re.compile(rb"^(?:class|def)[ \t]+(\w+)|^(\w+)[ \t]*=", re.M)  # candidates only
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What went wrong with an API link or an [[autodoc]] entry: the dialect reports it where it was written."""
+
+    message: str
+    code: str
+    hint: str | None = None
+    member: str | None = None  # the member line it is about, when it is one (an [[autodoc]] member)
+
+
+# -- configuration -------------------------------------------------------------------------------------------
+@dataclass
+class ApiConfig:
+    """The API reference's settings, read from the mkdocstrings plugin in mkdocs.yml."""
+
+    root: Path  # the directory of mkdocs.yml
+    namespaces: tuple[str, ...]  # the libraries, in lookup order (the handler's preload_modules)
+    handler: dict[str, Any] | None = None  # the Python handler's live config: its ``paths`` are set per build
+    config_file: str = "mkdocs.yml"  # as diagnostics name it
+    plugin: Any = None  # the mkdocstrings plugin, whose Python handler may already exist (see use_subset)
+
+
+def api_config(config: Any, display: str = "mkdocs.yml") -> ApiConfig | None:
+    """The API settings of a validated MkDocs config; None when the mkdocstrings plugin is not enabled."""
+    plugins = config.get("plugins") if hasattr(config, "get") else None
+    plugin = plugins.get("mkdocstrings") if plugins is not None else None
+    if plugin is None:
+        return None
+    handlers = plugin.config.get("handlers") if hasattr(plugin, "config") else None
+    if not isinstance(handlers, dict):
+        return None
+    handler = handlers.setdefault(HANDLER, {})
+    options = handler.get("options") or {}
+    namespaces = tuple(str(n) for n in options.get("preload_modules") or ())
+    root = Path(os.path.abspath(config.config_file_path or "mkdocs.yml")).parent
+    return ApiConfig(root, namespaces, handler, display, plugin)
+
+
+# -- where each library's source comes from ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Source:
+    name: str  # the import name, e.g. 'transformers'
+    version: str
+    root: Path  # the directory that holds the package folder
+
+
+def _installed(name: str) -> tuple[str, Path] | None:
+    """(version, folder holding the package) of an installed distribution, read from its metadata (no import)."""
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+    base = Path(str(dist.locate_file("")))
+    return (dist.version, base) if (base / name / "__init__.py").is_file() else None
+
+
+def _pinned(root: Path) -> dict[str, str]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    pins, _ = recipe_pins(path.read_text(encoding="utf-8"))
+    return {name.lower(): version for name, version in pins}
+
+
+def _fetch(name: str, version: str, cache: Path) -> Path:
+    """The pinned sources, installed once without dependencies into ``cache`` (what griffe's load_pypi does)."""
+    target = cache / f"{name}-{version}"
+    if (target / name / "__init__.py").is_file():
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--target",
+            tmp,
+            f"{name}=={version}",
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode or not (Path(tmp) / name / "__init__.py").is_file():
+            said = (done.stderr or done.stdout).strip().splitlines()
+            raise OSError(said[-1] if said else f"pip exited with {done.returncode}")
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not (target / name / "__init__.py").is_file():  # another build put it there first: fine
+                raise
+        os.makedirs(tmp, exist_ok=True)  # TemporaryDirectory removes it on exit
+    return target
+
+
+def library_sources(config: ApiConfig, fetch: bool = True) -> tuple[dict[str, Source], list[Diagnostic]]:
+    """Each library's source: installed at the pinned version, else the pinned version fetched into the cache."""
+    pins = _pinned(config.root)
+    found: dict[str, Source] = {}
+    problems: list[Diagnostic] = []
+    where = Location(config.config_file, 1)
+    for name in config.namespaces:
+        pin = pins.get(name.lower())
+        installed = _installed(name)
+        if installed and (pin is None or installed[0] == pin):
+            found[name] = Source(name, installed[0], installed[1])
+            continue
+        if pin is None:
+            problems.append(
+                Diagnostic(
+                    where,
+                    f"the API reference needs the sources of {name}: it is not installed and the recipes extra "
+                    "does not pin it",
+                    "api-sources",
+                    hint=f'pin it in pyproject.toml (recipes = ["{name}==..."]) or pip install it',
+                )
+            )
+            continue
+        if not fetch:
+            continue
+        try:
+            found[name] = Source(name, pin, _fetch(name, pin, config.root / SOURCES_DIR))
+        except OSError as exc:
+            problems.append(
+                Diagnostic(
+                    where,
+                    f"cannot get the sources of {name}=={pin} for the API reference: {exc}",
+                    "api-sources",
+                    hint=f"pip install --no-deps {name}=={pin} (the build reads its files; nothing imports it)",
+                )
+            )
+    return found, problems
+
+
+# -- a library, read module by module ------------------------------------------------------------------------
+class _Library:
+    """One library's modules, parsed by griffe on demand; ``files`` are the module files read so far."""
+
+    def __init__(
+        self,
+        source: Source,
+        collection: griffe.ModulesCollection,
+        lines: griffe.LinesCollection,
+        cache: Path | None = None,
+    ):
+        self.source = source
+        self.cache = cache  # where the scan of the package's definitions is kept
+        self.collection = collection
+        self.lines = lines
+        self.files: dict[str, Path] = {}  # module path -> file
+        self._absent: set[str] = set()
+        self._defined: dict[str, list[str]] | None = None
+        self._lazy: dict[str, str] | None = None
+        self.fallbacks: dict[str, str] = {}  # top-level name -> its module, for names griffe does not bind there
+        self.exported: dict[str, str] = {}  # those of them entries use: imported in the subset's __init__ copy
+        self.top = self._visit(source.name, source.root / source.name / "__init__.py", None)
+        collection.set_member(source.name, self.top)
+
+    def _visit(self, path: str, file: Path, parent: griffe.Module | None) -> griffe.Module:
+        module = griffe.visit(
+            path.rsplit(".", 1)[-1],
+            filepath=file,
+            code=file.read_text(encoding="utf-8-sig"),
+            parent=parent,
+            lines_collection=self.lines,
+            modules_collection=self.collection,
+        )
+        self.files[path] = file
+        return module
+
+    def submodule(self, module: griffe.Module, name: str) -> griffe.Module | None:
+        """``module.name`` as a module, parsed now if it was not yet; None when there is no such file."""
+        path = f"{module.path}.{name}"
+        member = module.members.get(name)
+        if member is not None and not member.is_alias and member.is_module:
+            return member  # type: ignore[return-value]
+        if path in self._absent or not isinstance(module.filepath, Path) or module.filepath.name != "__init__.py":
+            return None
+        folder = module.filepath.parent
+        for file in (folder / name / "__init__.py", folder / f"{name}.py"):
+            if file.is_file():
+                try:
+                    sub = self._visit(path, file, module)
+                except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                    break
+                module.set_member(name, sub)
+                return sub
+        self._absent.add(path)
+        return None
+
+    def load_path(self, path: str) -> bool:
+        """Parses the modules along a dotted path; whether any was new."""
+        parts = path.split(".")
+        if parts[0] != self.source.name:
+            return False
+        module: griffe.Module = self.top
+        new = False
+        for part in parts[1:]:
+            member = module.members.get(part)
+            if member is not None and not member.is_alias and member.is_module:
+                module = member  # type: ignore[assignment]
+                continue
+            before = len(self.files)
+            sub = self.submodule(module, part)
+            if sub is None:
+                break
+            new = new or len(self.files) > before
+            module = sub
+        return new
+
+    def defining_modules(self, name: str) -> list[str]:
+        """Modules that define ``name`` at top level and export it: where a wildcard import (``from .models
+        import *``, transformers' way) brings a name from. A scan of the package's text picks the candidates
+        once per build; griffe's parse of each candidate decides."""
+        found = []
+        for path in self.definitions().get(name, ()):
+            if not self.load_path(path) and path not in self.files:
+                continue
+            module = self.collection.get_member(path) if self.has(path) else None
+            if module is None:
+                continue
+            member = module.members.get(name)
+            exports = module.exports
+            if member is not None and not member.is_alias and (exports is None or name in exports):
+                found.append(path)
+        return found
+
+    def definitions(self) -> dict[str, list[str]]:
+        """Top-level names that each public module of the package seems to define (class, def, assignment)."""
+        if self._defined is not None:
+            return self._defined
+        key = hashlib.sha256(str(self.source.root).encode()).hexdigest()[:12]
+        saved = self.cache / f"{self.source.name}-{self.source.version}-{key}.json" if self.cache else None
+        if saved is not None and saved.is_file():
+            try:
+                self._defined = json.loads(saved.read_text(encoding="utf-8"))
+                return self._defined
+            except (OSError, ValueError):
+                pass
+        self._defined = {}
+        package = self.source.root / self.source.name
+        for file in sorted(package.rglob("*.py")):
+            rel = file.relative_to(self.source.root).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            if any(p.startswith("_") for p in parts[1:]) or any("." in p for p in parts):
+                continue
+            path = ".".join(parts)
+            for m in DEFINITION_RE.finditer(file.read_bytes()):
+                self._defined.setdefault((m.group(1) or m.group(2)).decode(), []).append(path)
+        if saved is not None:  # the sources of a pinned version do not change: read once per machine
+            try:
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                tmp = saved.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(self._defined), encoding="utf-8")
+                os.replace(tmp, saved)
+            except OSError:
+                pass
+        return self._defined
+
+    def lazy_names(self) -> dict[str, str]:
+        """Top-level names the package's ``__init__`` exports lazily, each with the module that defines it:
+        transformers' ``_import_structure = {"utils.quantization_config": ["Mxfp4Config", ...]}``, read by
+        ``_LazyModule`` at run time. griffe reads only the imports under ``if TYPE_CHECKING:``, which may
+        omit some (Mxfp4Config in transformers 5): doc-builder, which imports the package, finds them."""
+        if self._lazy is not None:
+            return self._lazy
+        self._lazy = {}
+        file = self.files.get(self.source.name)
+        try:
+            tree = ast.parse(file.read_text(encoding="utf-8-sig")) if file else None
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        for node in tree.body if tree else ():
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)):
+                continue
+            if not any(isinstance(t, ast.Name) and t.id == "_import_structure" for t in node.targets):
+                continue
+            for key, value in zip(node.value.keys, node.value.values):
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    continue
+                if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+                    for item in value.elts:
+                        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                            self._lazy.setdefault(item.value, f"{self.source.name}.{key.value}")
+        return self._lazy
+
+    def has(self, path: str) -> bool:
+        try:
+            self.collection.get_member(path)
+        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            return False
+        return True
+
+
+# -- the index -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Resolved:
+    """A name found in a library."""
+
+    path: str  # the public path it was found at, e.g. 'transformers.Trainer.train'
+    canonical: str  # where it is defined, e.g. 'transformers.trainer.Trainer.train'
+    kind: str  # griffe's kind: 'class', 'function', 'attribute', 'module', ...
+    anchor: str | None  # the identifier of the entry a link goes to; None when no page documents it
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An object an [[autodoc]] renders: the identifier mkdocstrings gets, and the ids its entry has."""
+
+    identifier: str
+    canonical: str
+    kind: str
+    where: Location  # the [[autodoc]] line
+    page: str  # docs-relative page
+    members: tuple[str, ...] | None  # listed members; None: the public documented ones ('- all' or nothing)
+    inherited: tuple[str, ...]  # listed members that come from a base class
+    anchors: dict[str, str]  # canonical path of each object that gets an id -> that id
+
+
+@dataclass(frozen=True)
+class AutodocLine:
+    """An ``[[autodoc]] Name`` line found by the pre-scan, with its member lines."""
+
+    line: int  # 1-based
+    col: int  # 1-based column of '[[autodoc]]'
+    name: str
+    members: tuple[str, ...]
+
+
+@dataclass(eq=False)
+class ApiIndex:
+    """The objects the site documents and how names resolve to them; built once per build."""
+
+    namespaces: tuple[str, ...]
+    libraries: dict[str, _Library] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)  # canonical path of the object -> its entry
+    anchors: dict[str, str] = field(default_factory=dict)  # canonical path -> id, for every documented object
+    problems: list[Diagnostic] = field(default_factory=list)  # sources that could not be read
+    subset: Path | None = None  # the folder of module copies mkdocstrings reads
+    public: dict[str, str] = field(default_factory=dict)  # id of every documented object -> its kind
+    sealed: bool = False  # every page is read: an entry added now would miss the module subset
+    refused: dict[tuple[str, int], Problem] = field(default_factory=dict)  # [[autodoc]] line -> why not rendered
+
+    @classmethod
+    def from_sources(
+        cls, namespaces: Iterable[str], sources: Mapping[str, Source], cache: Path | None = None
+    ) -> ApiIndex:
+        index = cls(tuple(namespaces))
+        collection, lines = griffe.ModulesCollection(), griffe.LinesCollection()
+        for name in index.namespaces:
+            if name in sources:
+                index.libraries[name] = _Library(sources[name], collection, lines, cache)
+        return index
+
+    # -- finding objects -------------------------------------------------------------------------------------
+    def _candidates(self, name: str) -> list[str]:
+        first = name.split(".", 1)[0]
+        if first in self.namespaces:
+            return [name]
+        return [f"{ns}.{name}" for ns in self.namespaces]
+
+    def _find(self, name: str) -> tuple[str, griffe.Object | None] | None:
+        """(public path, object) of the first library that has ``name``; the object is None when griffe cannot
+        see whether it exists (a member of a value, of a class with a base outside the libraries)."""
+        for path in self._candidates(name):
+            try:
+                obj = self._object(path)
+            except _Unseen:
+                return path, None
+            if obj is not None:
+                return path, obj
+        return None
+
+    def _object(self, path: str) -> griffe.Object | None:
+        parts = path.split(".")
+        library = self.libraries.get(parts[0])
+        if library is None:
+            return None
+        obj: griffe.Object | None = library.top
+        for i, part in enumerate(parts[1:], 1):
+            assert obj is not None
+            obj = self._member(library, obj, part, top=i == 1)
+            if obj is None:
+                return None
+        return obj
+
+    def _member(self, library: _Library, obj: griffe.Object, name: str, top: bool) -> griffe.Object | None:
+        if obj.is_attribute:
+            raise _Unseen  # a value: its members are not in the source
+        member: griffe.Object | griffe.Alias | None = obj.members.get(name)
+        if member is None and obj.is_module:
+            member = library.submodule(obj, name)  # type: ignore[arg-type]
+        if member is None and obj.is_class:
+            member = self._inherited(obj, name)  # type: ignore[arg-type]
+        if member is None and top and not name.startswith("_"):
+            member = self._top_fallback(library, name)
+        if member is None:
+            return None
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            return None  # private: not part of the API
+        if not member.is_alias:
+            return member  # type: ignore[return-value]
+        target = self._target(member)  # type: ignore[arg-type]
+        if target is None and member.target_path.split(".", 1)[0] not in self.libraries:  # type: ignore[union-attr]
+            raise _Unseen  # imported from another package
+        return target
+
+    def _top_fallback(self, library: _Library, name: str) -> griffe.Object | griffe.Alias | None:
+        """A top-level name griffe's reading of the ``__init__`` does not bind: brought by a wildcard import,
+        or exported lazily (``_import_structure``). Where it comes from is kept (``library.fallbacks``): an
+        entry of it needs an import in the subset's ``__init__``, or mkdocstrings would not find it."""
+        module = None
+        sources = _wildcard_sources(library.top)  # 'transformers.models' for 'from .models import *'
+        if sources:
+            defining = [
+                path
+                for path in library.defining_modules(name)
+                if any(path == source or path.startswith(source + ".") for source in sources)
+            ]
+            module = defining[0] if defining else None
+        if module is None and (lazy := library.lazy_names().get(name)) is not None:
+            library.load_path(lazy)
+            if library.has(lazy):
+                candidate = library.collection.get_member(lazy)
+                if name in candidate.members:
+                    module = lazy
+        if module is None:
+            return None
+        library.fallbacks[name] = module
+        return library.collection.get_member(f"{module}.{name}")  # type: ignore[no-any-return]
+
+    def _target(self, alias: griffe.Alias) -> griffe.Object | None:
+        for _ in range(MAX_ALIAS_HOPS):
+            try:
+                return alias.final_target  # type: ignore[return-value]
+            except griffe.AliasResolutionError as exc:
+                missing = exc.alias.target_path
+                owner = self.libraries.get(missing.split(".", 1)[0])
+                if owner is None or not owner.load_path(missing):
+                    return None
+            except griffe.CyclicAliasError:
+                return None
+        return None
+
+    def _inherited(self, cls: griffe.Class, name: str) -> griffe.Object | griffe.Alias | None:
+        """``name`` from a base class; raises _Unseen when a base is outside the libraries (torch's Module)."""
+        missing: list[str] = []
+        for base in self._bases(cls, missing):
+            found = base.members.get(name) or self._inherited(base, name)
+            if found is not None:
+                return found
+        if missing:
+            raise _Unseen
+        return None
+
+    def _bases(self, cls: griffe.Class, missing: list[str] | None = None) -> list[griffe.Class]:
+        """The class's bases that are in a library, parsing their modules as needed; the others go to ``missing``."""
+        bases: list[griffe.Class] = []
+        for base in cls.bases:
+            path = base if isinstance(base, str) else base.canonical_path
+            library = self.libraries.get(path.split(".", 1)[0])
+            obj = None
+            if library is not None:
+                library.load_path(path)
+                try:
+                    obj = self._object(path)
+                except _Unseen:
+                    obj = None
+            if obj is not None and obj.is_class:
+                bases.append(obj)  # type: ignore[arg-type]
+            elif missing is not None and path not in ("object", "typing.Generic", "abc.ABC"):
+                missing.append(path)
+        return bases
+
+    def resolve(self, name: str) -> Resolved | None:
+        """``name`` as written in a page (``~`` and ``#param`` removed): where it is, and where a link goes;
+        None when no library has it."""
+        try:
+            found = self._find(name)
+        except (griffe.GriffeError, KeyError, ValueError, OSError, SyntaxError, RecursionError):
+            found = None
+        if found is None:
+            return None
+        path, obj = found
+        if obj is None:  # griffe cannot see it: plain code, as doc-builder renders what it cannot link
+            return Resolved(path, path, "unknown", None)
+        canonical = obj.path
+        anchor = self.anchors.get(canonical)
+        parts = canonical.split(".")
+        for cut in range(len(parts) - 1, 1, -1):  # else the nearest documented parent: a member it does not show
+            if anchor is not None:
+                break
+            anchor = self.entry_anchor(".".join(parts[:cut]))
+        return Resolved(path, canonical, obj.kind.value, anchor)
+
+    def documented(self, name: str, prefer: str | None = None) -> tuple[str | None, str]:
+        """(id of the entry ``name`` links to, kind) from the documented entries alone, parsing nothing: how
+        a docstring's API links resolve. ``prefer``: the library tried first (the docstring's own)."""
+        candidates = self._candidates(name)
+        if prefer and name.split(".", 1)[0] not in self.namespaces:
+            candidates.sort(key=lambda path: not path.startswith(prefer + "."))
+        for path in candidates:
+            parts = path.split(".")
+            for cut in range(len(parts), 1, -1):
+                kind = self.public.get(".".join(parts[:cut]))
+                if kind is not None:
+                    return ".".join(parts[:cut]), kind if cut == len(parts) else "unknown"
+        return None, "unknown"
+
+    def foreign(self, name: str) -> bool:
+        """Whether ``name`` is qualified by a library the site does not document (``datasets.Dataset``,
+        ``trl.SFTTrainer``, ``torch.nn.Module``): its first part is a module name that is no configured library,
+        no close misspelling of one, and nothing a library has at its top level (``utils.X`` is
+        ``transformers.utils.X``). doc-builder links the other Hugging Face libraries' names to their hf.co
+        docs through inventories it downloads, and other names not at all: here all of them are code."""
+        first, dot, _ = name.partition(".")
+        if not dot or first in self.namespaces or not MODULE_NAME_RE.fullmatch(first):
+            return False
+        import difflib
+
+        if difflib.get_close_matches(first, self.namespaces, n=1, cutoff=0.8):
+            return False  # 'transformer.Trainer': a misspelled library, an error with did-you-mean
+        return self.resolve(first) is None
+
+    def entry_anchor(self, canonical: str) -> str | None:
+        entry = self.entries.get(canonical)
+        return entry.identifier if entry else None
+
+    def suggest(self, name: str) -> str | None:
+        """The documented name closest to ``name``, as an author would write it."""
+        import difflib
+
+        short = {}
+        for entry in self.entries.values():
+            for canonical, anchor in entry.anchors.items():
+                del canonical
+                ns, _, rest = anchor.partition(".")
+                short[rest] = anchor
+                short[anchor] = anchor
+        bare = name.split(".", 1)[1] if name.split(".", 1)[0] in self.namespaces and "." in name else name
+        close = difflib.get_close_matches(bare, list(short), n=1, cutoff=0.6)
+        if not close:
+            close = difflib.get_close_matches(name, list(short), n=1, cutoff=0.6)
+        return close[0] if close else None
+
+    def suggest_object(self, name: str) -> str | None:
+        """The public name of a library closest to ``name`` (for an [[autodoc]] of a misspelled object)."""
+        import difflib
+
+        documented = self.suggest(name)
+        if documented:
+            return documented
+        names = [n for lib in self.libraries.values() for n in lib.top.members if not n.startswith("_")]
+        close = difflib.get_close_matches(name.rsplit(".", 1)[-1], names, n=1, cutoff=0.6)
+        return close[0] if close else None
+
+    def where(self) -> str:
+        names = list(self.namespaces)
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+    # -- entries ---------------------------------------------------------------------------------------------
+    def add_entry(self, page: str, where: Location, name: str, members: Iterable[str]) -> Entry | Problem:
+        """Registers the entry an ``[[autodoc]]`` line gives; the problem when it cannot be rendered."""
+        refused = self.refused.get((where.path, where.line))
+        if refused is not None:
+            return refused  # found when the build checked the entries with mkdocstrings
+        problem = self._autodoc_problem(name, list(members))
+        if isinstance(problem, Problem):
+            return problem
+        path, obj, listed, inherited = problem
+        canonical = obj.path
+        existing = self.entries.get(canonical)
+        if existing is not None:
+            if (existing.where.path, existing.where.line) == (where.path, where.line):
+                return existing  # the pre-scan registered this very line
+            shown = existing.identifier.rsplit(".", 1)[-1]
+            return Problem(
+                f"{existing.identifier} is already documented at {existing.where.path}:{existing.where.line}",
+                "duplicate-api-entry",
+                f"[`{shown}`] links go to that entry on {existing.page}: delete this [[autodoc]] and link to it, "
+                "or move the entry here",
+            )
+        if self.sealed:
+            return Problem(
+                f"[[autodoc]] {name}: only the [[autodoc]] lines of pages make entries (this one is in a theory "
+                "snippet, or in a page the build did not read first)",
+                "bad-marker",
+                "move it to a page under docs/",
+            )
+        identifier = self.public_path(obj) or path
+        anchors = {canonical: identifier}
+        self.public[identifier] = obj.kind.value
+        for member in self._shown_members(obj, listed):
+            anchors[f"{canonical}.{member}"] = f"{identifier}.{member}"
+            self.public[f"{identifier}.{member}"] = self._member_kind(obj, member)
+        entry = Entry(identifier, canonical, obj.kind.value, where, page, listed, inherited, anchors)
+        self.entries[canonical] = entry
+        self.anchors.update(anchors)
+        top, _, rest = identifier.partition(".")
+        library = self.libraries.get(top)
+        head = rest.split(".", 1)[0]
+        if library is not None and head in library.fallbacks:
+            library.exported[head] = library.fallbacks[head]
+        self._load_dependencies(obj)
+        return entry
+
+    def public_path(self, obj: griffe.Object) -> str | None:
+        """doc-builder's id for an object: its shortest public path, the first module along the path of the
+        module that defines it that has the object's name (``peft.LoraModel`` for
+        ``peft.tuners.lora.model.LoraModel``); None when it is not in a library."""
+        module = obj.module
+        library = self.libraries.get(module.path.split(".", 1)[0])
+        if library is None or not obj.path.startswith(module.path + "."):
+            return None
+        qualname = obj.path[len(module.path) + 1 :]
+        head = qualname.split(".", 1)[0]
+        parts = module.path.split(".")
+        for cut in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:cut])
+            try:
+                found = self._object(f"{prefix}.{head}")
+            except (_Unseen, griffe.GriffeError, KeyError, ValueError, OSError, SyntaxError, RecursionError):
+                continue
+            if found is not None and found.path == f"{module.path}.{head}":
+                return f"{prefix}.{qualname}"
+        return None
+
+    def drop_entry(self, entry: Entry, problem: Problem) -> None:
+        """Takes back an entry mkdocstrings cannot render: its [[autodoc]] line gets ``problem``, and links to
+        the object become code."""
+        del self.entries[entry.canonical]
+        for canonical, anchor in entry.anchors.items():
+            self.anchors.pop(canonical, None)
+            self.public.pop(anchor, None)
+        self.refused[(entry.where.path, entry.where.line)] = problem
+
+    def _autodoc_problem(
+        self, name: str, members: list[str]
+    ) -> Problem | tuple[str, griffe.Object, tuple[str, ...] | None, tuple[str, ...]]:
+        try:
+            found = self._find(name)
+        except (griffe.GriffeError, KeyError, ValueError, OSError, SyntaxError, RecursionError):
+            found = None
+        if found is None:
+            close = self.suggest_object(name)
+            return Problem(
+                f"[[autodoc]] {name}: no such object in {self.where()}",
+                "unknown-api-object",
+                f"did you mean '{close}'?" if close else None,
+            )
+        path, obj = found
+        if obj is None:
+            return Problem(
+                f"[[autodoc]] {name}: {path} is not in the source of {path.split('.', 1)[0]} (it is made at run "
+                "time, or comes from another package)",
+                "unknown-api-object",
+            )
+        explicit = tuple(m for m in members if m != "all")
+        if "all" in members or not explicit:
+            return path, obj, None, ()
+        inherited = []
+        for member in explicit:
+            if member in obj.members:
+                continue
+            try:
+                base_member = self._inherited(obj, member) if obj.is_class else None  # type: ignore[arg-type]
+            except _Unseen:
+                base_member = None
+            if base_member is not None:
+                inherited.append(member)
+                continue
+            public = [n for n in obj.members if not n.startswith("_") or n.startswith("__")]
+            if obj.is_class:
+                public += [n for b in self._bases(obj) for n in b.members if not n.startswith("_")]  # type: ignore[arg-type]
+            from .diagnostics import did_you_mean
+
+            return Problem(
+                f"[[autodoc]] {name}: {path} has no member '{member}'",
+                "unknown-api-member",
+                did_you_mean(member, sorted(set(public))),
+                member,
+            )
+        return path, obj, explicit, tuple(inherited)
+
+    def _member_kind(self, obj: griffe.Object, name: str) -> str:
+        member = obj.members.get(name)
+        if member is None and obj.is_class:
+            try:
+                member = self._inherited(obj, name)  # type: ignore[arg-type]
+            except _Unseen:
+                member = None
+        if member is not None and member.is_alias:
+            member = self._target(member)  # type: ignore[arg-type]
+        return member.kind.value if member is not None else "unknown"
+
+    def _shown_members(self, obj: griffe.Object, listed: tuple[str, ...] | None) -> list[str]:
+        """The members mkdocstrings gives an id: the listed ones, else the public ones with a docstring
+        (mkdocstrings' defaults; tests/test_apirefs.py checks them against a real build)."""
+        if listed is not None:
+            return list(listed)
+        shown = []
+        for name, member in obj.members.items():
+            if member.is_alias or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))):
+                continue
+            if name == "__init__" and obj.is_class:
+                continue  # merged into the class's own signature (merge_init_into_class)
+            if member.docstring is not None and member.docstring.value.strip():
+                shown.append(name)
+        return shown
+
+    def _load_dependencies(self, obj: griffe.Object) -> None:
+        """Parses what mkdocstrings will follow from an entry: aliases among its members and its bases."""
+        for member in list(obj.members.values()):
+            if member.is_alias:
+                self._target(member)  # type: ignore[arg-type]
+        if obj.is_class:
+            self._bases(obj)  # type: ignore[arg-type]
+
+    def autodoc_lines(self, entry: Entry) -> list[str]:
+        """The mkdocstrings block for an entry."""
+        lines = [f"::: {entry.identifier}"]
+        if entry.members is not None or entry.inherited:
+            lines += ["    options:"]
+            if entry.members is not None:
+                lines += ["      members:", *(f"        - {m}" for m in entry.members)]
+            if entry.inherited:
+                lines += ["      inherited_members:", *(f"        - {m}" for m in entry.inherited)]
+        return lines
+
+    # -- the module copies mkdocstrings reads ----------------------------------------------------------------
+    def write_subset(self, cache: Path) -> Path:
+        """A folder with a copy of every module read so far (and each library's package ``__init__``), keyed by
+        its content: mkdocstrings loads a library whole, and this is the whole it gets. A package ``__init__``
+        gets an import of each name an entry reaches that griffe would not bind there (``exported_imports``)."""
+        files = sorted(
+            (f"{lib.source.name}-{lib.source.version}", path, file)
+            for lib in self.libraries.values()
+            for path, file in lib.files.items()
+        )
+        added = {name: exported_imports(lib.exported) for name, lib in self.libraries.items() if lib.exported}
+        key = "\n".join([*(f"{v} {p}" for v, p, _ in files), *(f"{n} {a}" for n, a in sorted(added.items()))])
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        target = cache / digest
+        if target.is_dir():
+            self.subset = target
+            return target
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=cache))
+        for _, path, file in files:
+            library = self.libraries[path.split(".", 1)[0]]
+            dest = tmp / file.relative_to(library.source.root)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, dest)
+            if path in added:
+                with dest.open("a", encoding="utf-8") as out:
+                    out.write(added[path])
+        for folder in tmp.rglob("*"):  # a module read without its package's __init__ is still importable to griffe
+            if folder.is_dir() and not (folder / "__init__.py").exists():
+                (folder / "__init__.py").write_text("", encoding="utf-8")
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)  # another build wrote the same set first
+        self.subset = target
+        return target
+
+
+def exported_imports(exported: Mapping[str, str]) -> str:
+    """What the subset's copy of a package ``__init__`` gets at its end: an import of each name that the
+    package exports at run time (lazily, or through a wildcard import) and griffe does not bind statically."""
+    lines = ["", "", "# perfdocs: names the package exports at run time that a static reader does not see"]
+    lines += [f"from {module} import {name} as {name}" for name, module in sorted(exported.items())]
+    return "\n".join(lines) + "\n"
+
+
+class _Unseen(Exception):  # noqa: N818 - a signal, not an error
+    """A part of a name griffe cannot see in the source: the members of a value, of a class whose base is
+    outside the libraries (torch's Module), of an import from another package."""
+
+
+def _wildcard_sources(module: griffe.Object) -> list[str]:
+    """The packages a module's wildcard imports read from (``from .models import *``: 'transformers.models');
+    the names they bring are defined in those packages' modules (each imports its own the same way)."""
+    return [str(w) for m in module.members.values() if m.is_alias and (w := getattr(m, "wildcard", None))]
+
+
+# -- the pre-scan: every [[autodoc]] of the site, before any page is converted -------------------------------
+def autodoc_blocks(text: str) -> list[AutodocLine]:
+    """The ``[[autodoc]] Name`` lines of a page (top-level paragraphs, as CommonMark reads them) with their
+    ``- member`` lines, which may follow as the paragraph's continuation or as an indented block."""
+    from .dialect import MARKER_RE, MEMBER_RE
+
+    if "[[autodoc]]" not in text:
+        return []
+    lines = text.split("\n")
+    blocks = md.blocks(text, len(lines))
+    found = []
+    for index, block in enumerate(blocks):
+        if block.kind != "paragraph":
+            continue
+        first = lines[block.start]
+        m = MARKER_RE.match(first.strip())
+        if not m or m.group("name") != "autodoc" or not m.group("rest").strip():
+            continue
+        body = lines[block.start + 1 : block.end]
+        for later in blocks[index + 1 :]:
+            if later.kind == "blank":
+                continue
+            region = lines[later.start : later.end]
+            if later.kind == "code_block" and all(MEMBER_RE.match(x) or not x.strip() for x in region):
+                body += region
+            break
+        members = [mm.group("name") for x in body if (mm := MEMBER_RE.match(x))]
+        col = len(first) - len(first.lstrip()) + 1
+        found.append(AutodocLine(block.start + 1, col, m.group("rest").strip(), tuple(members)))
+    return found
+
+
+def site_index(config_file: Path, display: str, pages: Iterable[tuple[str, str, str]]) -> ApiIndex | None:
+    """The index for commands that read the docs without building (``perfdocs lint``, ``render``): the same
+    settings, read from mkdocs.yml with MkDocs' own loader; None when the mkdocstrings plugin is off."""
+    import logging
+
+    from mkdocs.config import load_config
+
+    quiet = logging.getLogger("mkdocs")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        config = load_config(str(config_file))
+    finally:
+        quiet.setLevel(level)
+    settings = api_config(config, display)
+    return build_index(settings, pages) if settings is not None else None
+
+
+def build_index(
+    config: ApiConfig,
+    pages: Iterable[tuple[str, str, str]],
+    fetch: bool = True,
+) -> ApiIndex:
+    """The index of a site: ``pages`` are (docs-relative path, display path, text). Registers every
+    [[autodoc]] entry, writes the module subset and points mkdocstrings' handler at it."""
+    sources, problems = library_sources(config, fetch)
+    index = ApiIndex.from_sources(config.namespaces, sources, config.root / DEFINITIONS_DIR)
+    index.problems = problems
+    _CURRENT[:] = [index]
+    for page, display, text in sorted(pages):
+        for block in autodoc_blocks(text):
+            if " " in block.name:
+                continue  # the dialect reports the malformed line
+            index.add_entry(page, Location(display, block.line, block.col), block.name, block.members)
+    if index.libraries:
+        use_subset(config, index.write_subset(config.root / SUBSET_DIR))
+        check_entries(config, index)
+    index.sealed = True
+    return index
+
+
+def check_entries(config: ApiConfig, index: ApiIndex) -> None:
+    """Collects every entry the way mkdocstrings will, before any page is rendered: mkdocstrings aborts the
+    whole build on an object it cannot collect, so such an entry becomes a located error on its [[autodoc]]
+    line instead. In a build this is mkdocstrings' own handler, which keeps what it loaded for the pages."""
+    if not index.entries or index.subset is None:
+        return
+    handler = _python_handler(config)
+    collect = _collector(handler, index)
+    dropped = False
+    for entry in list(index.entries.values()):
+        try:
+            collect(entry.identifier)
+        except Exception as exc:  # noqa: BLE001 - griffe and mkdocstrings raise many kinds; each is the reason shown
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            index.drop_entry(
+                entry,
+                Problem(
+                    f"[[autodoc]] {entry.identifier}: mkdocstrings cannot collect it from the library's source "
+                    f"({reason})",
+                    "unknown-api-object",
+                    "the object exists at run time only; link to it instead of documenting it here",
+                ),
+            )
+            dropped = True
+    if dropped and handler is not None:
+        # The docstrings it read were rewritten with links to every entry, the dropped ones too, which would
+        # be unresolved cross-references: it reads them again for the pages, with those links as code.
+        handler._modules_collection = griffe.ModulesCollection()
+        handler._lines_collection = griffe.LinesCollection()
+
+
+def _python_handler(config: ApiConfig) -> Any:
+    """mkdocstrings' Python handler of this build (made now if mkdocstrings has not yet); None outside a build."""
+    try:
+        handler = config.plugin.handlers.get_handler(HANDLER) if config.plugin is not None else None
+    except (AttributeError, RuntimeError, KeyError):  # the plugin is not set up for a build (load_config only)
+        return None
+    return handler if hasattr(handler, "collect") and hasattr(handler, "get_options") else None
+
+
+def _collector(handler: Any, index: ApiIndex) -> Any:
+    """``identifier -> object``: through mkdocstrings' handler when there is one, else a griffe loader over the
+    same module subset with the same static settings (``perfdocs lint``, tests)."""
+    if handler is not None:
+        options = handler.get_options({})
+        return lambda identifier: handler.collect(identifier, options)
+    assert index.subset is not None
+    loader = griffe.GriffeLoader(search_paths=[str(index.subset)], allow_inspection=False)
+    failed: dict[str, str] = {}
+    for name in index.libraries:
+        try:
+            loader.load(name, try_relative_path=False)
+        except (ImportError, OSError, SyntaxError, ValueError) as exc:
+            failed[name] = str(exc)
+    loader.resolve_aliases(implicit=False, external=False)
+
+    def collect(identifier: str) -> object:
+        top = identifier.split(".", 1)[0]
+        if top in failed:
+            raise ImportError(failed[top])
+        return loader.modules_collection[identifier]
+
+    return collect
+
+
+def use_subset(config: ApiConfig, subset: Path) -> None:
+    """Puts the module subset first on the Python handler's search path. mkdocstrings creates its handlers in
+    its own on_config (to fetch inventories), before any hook runs: the handler that exists gets the folder
+    on its search path (a private attribute of mkdocstrings-python 2.x, the only place it reads it from), and
+    the configuration gets it for a handler made later. tests/test_apirefs.py checks the handler reads it."""
+    if config.handler is not None:
+        paths = [p for p in config.handler.get("paths") or [] if not str(p).startswith(str(config.root / SUBSET_DIR))]
+        config.handler["paths"] = [str(subset), *paths]
+    handlers = getattr(config.plugin, "_handlers", None)
+    handler = getattr(handlers, "_handlers", {}).get(HANDLER) if handlers is not None else None
+    search = getattr(handler, "_paths", None)
+    if isinstance(search, list):
+        search[:] = [str(subset), *(p for p in search if not str(p).startswith(str(config.root / SUBSET_DIR)))]
+
+
+# -- doc-builder's Markdown in the libraries' docstrings --------------------------------------------------------
+API_NAME_RE = re.compile(r"~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:#[A-Za-z_]\w*)?")  # [`~a.B.c`], [`B#param`]
+MODULE_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")  # the first part of a name qualified by its library
+ESCAPABLE = frozenset(string.punctuation)  # what a backslash escapes (CommonMark: ASCII punctuation)
+REFERENCE_ID_RE = re.compile(r"\s?\[([^\]]*)\]")  # Python-Markdown's id part of a reference link, '[id]' or ' [id]'
+# GitHub-style alerts in docstrings ("> [!TIP]" and the quoted lines under it), as the dialect renders them on pages
+DOCSTRING_ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
+DOCSTRING_ALERTS = {"NOTE": "note", "TIP": "tip", "IMPORTANT": "info", "WARNING": "warning", "CAUTION": "danger"}
+DOCSTRING_TIPS = {"<Tip>": "tip", "<Tip warning={true}>": "warning"}  # a docstring's tip lines, as written
+ARGS_SECTIONS = ("Args:", "Arguments:", "Parameters:", "Params:", "Attributes:")
+# a parameter line of doc-builder's docstrings, "    output_dir (`str`, *optional*, defaults to `"out"`):". Its type
+# text is Markdown a Google-style parser shows verbatim, and the signature says the same: the name alone stays.
+HF_PARAMETER_RE = re.compile(r"^(?P<head>\s+\*{0,2}[A-Za-z_]\w*\*{0,2}) \((?P<type>.*[`*].*)\):\s*$")
+_CURRENT: list[ApiIndex] = []  # the index of the build in progress, for the griffe extension below
+
+
+@dataclass(frozen=True)
+class ApiLink:
+    """A doc-builder API link ``[`code`]`` as written."""
+
+    code: str  # what is between the backticks
+    name: str | None  # the API name it links to ("()" dropped); None when the code is not a name (plain code)
+
+
+def reference_label(label: str) -> str:
+    """A reference label as both Markdown readers match it: case and runs of whitespace do not count."""
+    return " ".join(label.split()).lower()
+
+
+def reference_labels(text: str) -> frozenset[str]:
+    """The labels of the link reference definitions of a page (``[label]: url``), normalised."""
+    if "]:" not in text:
+        return frozenset()
+    env: dict[str, Any] = {}
+    md.BLOCKS.parse(text, env)
+    return frozenset(reference_label(label) for label in env.get("references", {}))
+
+
+def api_link(raw: str, start: int, end: int, defined: frozenset[str] = frozenset()) -> ApiLink | None:
+    """The doc-builder API link whose code span is ``raw[start:end]``, else None.
+
+    doc-builder's rule (``resolve_links_in_text``): a one-backtick code span alone in brackets is an API link
+    unless ``(`` follows (a link); so ``[`Name`]:`` is one. Here a reference label the page defines may
+    follow too (``[`Name`][label]``): that is a CommonMark reference link with code as its text. The code
+    is a name (``Trainer.train()`` names ``Trainer.train``), or anything else (``from_pretrained(...)``),
+    which doc-builder shows as plain code."""
+    if raw[start : start + 1] != "`" or raw[start : start + 2] == "``" or raw[end - 2 : end] == "``":
+        return None
+    if start == 0 or raw[start - 1] != "[" or raw[end : end + 1] != "]" or raw[end + 1 : end + 2] == "(":
+        return None
+    if start >= 2 and raw[start - 2] == "\\":
+        return None  # an escaped bracket: meant literally
+    if raw[end + 1 : end + 2] == "[" and (close := raw.find("]", end + 2)) >= 0:
+        label = raw[end + 2 : close]
+        if "[" not in label and reference_label(label) in defined:
+            return None
+    code = raw[start + 1 : end - 1]
+    if API_NAME_RE.fullmatch(code):
+        return ApiLink(code, code)
+    if code.endswith("()") and API_NAME_RE.fullmatch(code[:-2]):
+        return ApiLink(code, code[:-2])
+    return ApiLink(code, None)
+
+
+def misread_brackets(
+    raw: str,
+    skip: Iterable[tuple[int, int]],
+    defined: frozenset[str] = frozenset(),
+    identifiers: Container[str] = frozenset(),
+) -> list[int]:
+    """Offsets of the ``[`` in ``raw`` (a block's text) that Python-Markdown would read as opening a reference
+    link ``[text][id]`` (or ``[text] [id]``, ``[text][]``) whose id the page does not define.
+
+    CommonMark, and so doc-builder, shows such text as written (``sources[[1](https://a)][[2](https://b)]`` is
+    two links in brackets); Python-Markdown hands it to mkdocs-autorefs as a cross-reference, which then warns,
+    with no line, that it cannot find ``'[2'``. Escaping the ``[`` keeps the text as written. ``skip``: spans
+    that are not text to Python-Markdown either (code spans and escapes, which it reads first; raw HTML; the
+    API links already rewritten). An id in ``identifiers`` (an API entry) is a cross-reference meant as one."""
+    masked = list(raw)
+    for a, b in skip:
+        masked[a:b] = "\0" * (b - a)
+    i = 0
+    while i < len(masked) - 1:  # backslash escapes: Python-Markdown reads them before links too
+        if masked[i] == "\\" and masked[i + 1] in ESCAPABLE:
+            masked[i : i + 2] = "\0\0"
+            i += 1
+        i += 1
+    text = "".join(masked)
+    found = []
+    for i, char in enumerate(text):
+        if char != "[" or (i and text[i - 1] == "!"):
+            continue
+        depth, j = 1, i + 1
+        while j < len(text) and depth:
+            depth += {"[": 1, "]": -1}.get(text[j], 0)
+            j += 1
+        if depth:
+            continue  # unbalanced: no link to Python-Markdown either
+        m = REFERENCE_ID_RE.match(text, j)
+        if m is None:
+            continue
+        ident = m.group(1) or text[i + 1 : j - 1]
+        if reference_label(ident) in defined or ident in identifiers:
+            continue
+        found.append(i)
+    return found
+
+
+def api_link_text(name: str, kind: str) -> str:
+    """The text doc-builder shows for ``[`name`]``: the name (``~``: its last part; ``#p``: the parameter), with
+    ``()`` after a function."""
+    bare, _, param = name.removeprefix("~").partition("#")
+    shown = param or (bare.rsplit(".", 1)[-1] if name.startswith("~") else bare)
+    return shown + "()" if kind == "function" and not param else shown
+
+
+def docstring_markdown(text: str, index: ApiIndex | None, prefer: str | None = None) -> str:
+    """A docstring of a library as this site renders it. Its doc-builder API links link to the entries this
+    site has and are code otherwise (the library's text is not the author's: never an error); its links to
+    the library's own doc pages keep their text only (those pages are not part of this site); any other
+    bracket is escaped, so Python-Markdown reads no reference link into prose (``[@<revision>][:<name>]``),
+    and so is a tag that is no HTML element (``<namespace>``), which a browser would drop. Fenced examples
+    are left as they are; ``<Tip>`` blocks become admonitions, as doc-builder shows them."""
+    out = []
+    fence = ""
+    args = -1  # indentation of the "Args:" line whose parameters these lines are, or -1
+    for line in _docstring_tips(text.split("\n")):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if stripped and args >= 0 and indent <= args:
+            args = -1
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif stripped.rstrip() in ARGS_SECTIONS:
+            args = indent
+        else:
+            if args >= 0 and (m := HF_PARAMETER_RE.match(line)):
+                line = m.group("head") + ":"  # doc-builder's "name (`type`, *optional*):": the type is the signature's
+            if ("[" in line or "<" in line) and not stripped.startswith(">>>"):
+                line = _docstring_line(line, index, prefer)
+        out.append(line)
+    return "\n".join(_lists_not_code(out))
+
+
+DOCSTRING_LIST_RE = re.compile(r"(?:[-*+]|\d+[.)])\s")
+
+
+def _lists_not_code(lines: list[str]) -> list[str]:
+    """A list indented deeper than the text it belongs to (``Possible values are:`` then the items 4 spaces
+    further in) is a list to doc-builder; to Python-Markdown it is an indented code block. Such a list, with
+    its continuation lines, moves left to the text's indentation. Fenced code stays as it is."""
+    out: list[str] = []
+    fence, base, shift, inner = "", None, 0, 0
+    for line in lines:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+            out.append(line)
+            continue
+        if not stripped:
+            out.append(line)
+            continue
+        if shift and indent >= inner:
+            out.append(line[shift:])
+            continue
+        shift = 0
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif base is not None and indent >= base + 4 and DOCSTRING_LIST_RE.match(stripped):
+            shift, inner = indent - base, indent
+            out.append(line[shift:])
+            continue
+        elif not stripped.startswith((">>>", "...")):
+            base = indent
+        out.append(line)
+    return out
+
+
+def _docstring_tips(lines: list[str]) -> list[str]:
+    """doc-builder's ``<Tip>`` / ``<Tip warning={true}>`` ... ``</Tip>`` lines in a docstring (outside fenced
+    code) as Material admonitions at the tag's indentation; a tip never closed stays as it is."""
+    out: list[str] = []
+    fence = ""
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif (alert := DOCSTRING_ALERT_RE.match(lines[i])) and alert.group("kind").upper() in DOCSTRING_ALERTS:
+            indent, admonition = alert.group("indent"), DOCSTRING_ALERTS[alert.group("kind").upper()]
+            body = []
+            i += 1
+            while i < len(lines) and lines[i].startswith(indent + ">"):
+                body.append(lines[i][len(indent) + 1 :].removeprefix(" "))
+                i += 1
+            out += [f"{indent}!!! {admonition}", ""] + [f"{indent}    {x}" if x.strip() else "" for x in body] + [""]
+            continue
+        elif (kind := DOCSTRING_TIPS.get(stripped)) is not None:
+            close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "</Tip>"), None)
+            if close is not None:
+                indent = " " * (len(lines[i]) - len(lines[i].lstrip()))
+                body = lines[i + 1 : close]
+                while body and not body[0].strip():
+                    body.pop(0)
+                while body and not body[-1].strip():
+                    body.pop()
+                shift = min((len(x) - len(x.lstrip()) for x in body if x.strip()), default=0)
+                out += [f"{indent}!!! {kind}", ""]
+                out += [f"{indent}    {x[shift:]}" if x.strip() else "" for x in body]
+                i = close + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def _docstring_line(line: str, index: ApiIndex | None, prefer: str | None) -> str:
+    found = md.scan_inline(line)
+    edits: list[tuple[int, int, str]] = []
+    kept: list[tuple[int, int]] = list(found.literal) + list(found.opaque)
+    for start, end in found.literal:
+        link = api_link(line, start, end)
+        if link is None:
+            continue
+        if link.name is None:
+            edits.append((start - 1, end + 1, line[start:end]))  # not a name: code, as doc-builder shows it
+            continue
+        bare = link.name.removeprefix("~").partition("#")[0]
+        anchor, kind = index.documented(bare, prefer) if index is not None else (None, "unknown")
+        shown = api_link_text(link.name, "function" if link.code != link.name else kind)
+        edits.append((start - 1, end + 1, f"[`{shown}`][{anchor}]" if anchor else f"`{shown}`"))
+    for offset, href in found.links:
+        close = line.find("](", offset)
+        if close < 0 or line[offset : offset + 1] != "[":
+            continue
+        stop = _closing_paren(line, close + 1)
+        if stop is None:
+            continue
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or href.startswith(("#", "/")) or not href:
+            kept.append((offset, stop))  # an absolute link: it works here too
+            continue
+        edits.append((offset, stop, line[offset + 1 : close]))  # a page of the library's docs: its text only
+    for tag in found.tags:  # '<namespace>/<repo>': placeholders in prose, not HTML (a browser would drop them)
+        edits.append((tag.start, tag.start + 1, "&lt;"))
+    taken = sorted([*((a, b) for a, b, _ in edits), *kept])
+    for i, char in enumerate(line):
+        if char == "[" and not any(a <= i < b for a, b in taken) and not (i and line[i - 1] == "\\"):
+            edits.append((i, i + 1, "\\["))
+    for start, end, new in sorted(edits, reverse=True):
+        line = line[:start] + new + line[end:]
+    return line
+
+
+def _closing_paren(text: str, at: int) -> int | None:
+    """Offset just past the ')' that closes the '(' at ``at``."""
+    depth = 0
+    for i in range(at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+class DocBuilderDocstrings(griffe.Extension):
+    """The griffe extension mkdocstrings loads (mkdocs.yml: ``extensions``): docstrings through
+    ``docstring_markdown`` with the index of the build in progress."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        docstring = obj.docstring
+        if docstring is None or ("[" not in docstring.value and "<Tip" not in docstring.value):
+            return
+        index = _CURRENT[-1] if _CURRENT else None
+        docstring.value = docstring_markdown(docstring.value, index, obj.path.split(".", 1)[0])

@@ -1,0 +1,244 @@
+"""Each page's Markdown, served beside its HTML for assistants, and the ``/llms.txt`` index of them.
+
+Engineers paste documentation into assistants, and agents fetch it. What helps them is the text the
+site renders from: the page after theory expansion and the dialect conversion (what MkDocs reads),
+not the source with components no assistant knows. The files follow the llms.txt proposal
+(llmstxt.org): a page's Markdown is at its URL with ``.md`` appended, ``index.html.md`` for a
+directory URL, so ``performance/infer/cpu/`` has ``performance/infer/cpu/index.html.md``; that
+name can never be one of the redirect forms (``x.html``, ``x/``, ``x.md/``, ``x.mdx/``).
+
+The Markdown moves (from ``docs/performance/infer/cpu.md`` to ``.../cpu/index.html.md``), so each
+relative link is rewritten for the new address: to the linked page's Markdown, or to the linked
+file as the site serves it. Only links the dialect found (outside code) are touched, at the lines
+it found them, and each is read with markdown-it's own link parsers.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urljoin, urlsplit
+
+from markdown_it.helpers import parseLinkDestination, parseLinkLabel
+from markdown_it.rules_inline.state_inline import StateInline
+
+from .diagnostics import Diagnostic, Location, SourceMap
+from .markdown import MD
+
+LLMS_TXT = "llms.txt"
+MAX_LINK_LINES = 12  # how far back a link's text may start from the line of its destination
+
+
+def markdown_url(page_url: str) -> str:
+    """Where a page's Markdown is served, site-relative, for the page's URL as MkDocs writes it ('./': the home)."""
+    page_url = page_url.removeprefix("./")
+    if not page_url or page_url.endswith("/"):
+        return page_url + "index.html.md"
+    return page_url + ".md"
+
+
+@dataclass(frozen=True)
+class Destination:
+    start: int  # offsets of the destination as written (without <>), in the text it was read from
+    end: int
+    href: str  # as markdown-it parsed it
+
+
+def destinations(text: str) -> list[Destination]:
+    """Inline links and images of ``text`` (read as inline Markdown), each with its destination's span."""
+    tokens = MD.parseInline(text)
+    found = []
+    state = StateInline(text, MD, {}, [])
+    for token in (t for top in tokens for t in (top.children or [])):
+        if token.type not in ("link_open", "image") or token.markup == "autolink":
+            continue
+        start, end = token.meta.get("start"), token.meta.get("end")
+        if start is None or end is None:
+            continue
+        bracket = start + 1 if token.type == "image" else start
+        label_end = parseLinkLabel(state, bracket, token.type != "image") if text[bracket : bracket + 1] == "[" else -1
+        pos = label_end + 1
+        if label_end < 0 or text[pos : pos + 1] != "(":  # a reference link: its destination is elsewhere
+            continue
+        pos += 1
+        while pos < end and text[pos] in " \t\n":
+            pos += 1
+        result = parseLinkDestination(text, pos, end)
+        if not result.ok:
+            continue
+        href = str(token.attrGet("href") or token.attrGet("src") or "")
+        if text[pos] == "<":
+            found.append(Destination(pos + 1, result.pos - 1, href))
+        else:
+            found.append(Destination(pos, result.pos, href))
+    return found
+
+
+def retarget(href: str, page: str, here: str, served: Mapping[str, str]) -> str | None:
+    """``href`` written on docs page ``page``, for a copy served in site directory ``here``; None to keep it.
+
+    ``served`` maps docs paths to the site path that serves them to assistants (a page: its Markdown)."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+    if target not in served:
+        return None
+    new = quote(posixpath.relpath(served[target], here or "."), safe="/")
+    return new + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def page_markdown(
+    text: str,
+    source_map: SourceMap,
+    links: Iterable[tuple[str, Location]],
+    page: str,
+    served: Mapping[str, str],
+) -> str:
+    """The Markdown of docs page ``page`` with its relative links rewritten for where it is served.
+
+    ``links`` are the links the dialect found, where the source wrote them; ``source_map`` maps the lines of
+    ``text`` to the source, so a link is only looked for on the lines that wrote it (never in code)."""
+    wanted: dict[tuple[str, int], set[str]] = {}
+    for href, where in links:
+        wanted.setdefault((where.path, where.line), set()).add(href)
+    here = posixpath.dirname(served[page])
+    lines = text.split("\n")
+    for index in range(len(lines)):
+        origin = source_map.at(index)
+        hrefs = wanted.get((origin.path, origin.line))
+        if hrefs:
+            lines[index] = _retarget_line(lines, index, hrefs, page, here, served)
+    return "\n".join(lines)
+
+
+def _retarget_line(
+    lines: list[str], index: int, hrefs: set[str], page: str, here: str, served: Mapping[str, str]
+) -> str:
+    """Line ``index`` with its links in ``hrefs`` retargeted; a link's text may start on earlier lines."""
+    line = lines[index]
+    found: list[Destination] = []
+    for first in range(index, max(index - MAX_LINK_LINES, -1), -1):
+        if first < index and not lines[first].strip():
+            break
+        text = "\n".join(lines[first : index + 1])
+        offset = len(text) - len(line)
+        found = [
+            Destination(d.start - offset, d.end - offset, d.href)
+            for d in destinations(text)
+            if d.start >= offset and d.href in hrefs
+        ]
+        if {d.href for d in found} >= hrefs:
+            break
+    for d in sorted(found, key=lambda d: d.start, reverse=True):
+        new = retarget(d.href, page, here, served)
+        if new is not None:
+            line = line[: d.start] + new + line[d.end :]
+    return line
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    title: str
+    url: str  # of the Markdown, as llms.txt links it
+    description: str | None
+
+
+def llms_txt(name: str, summary: str | None, sections: list[tuple[str, list[PageEntry]]]) -> str:
+    """The /llms.txt index: H1 site name, a blockquote summary, one H2 per nav section listing its pages."""
+    out = [f"# {name}", ""]
+    if summary:
+        out += [f"> {summary}", ""]
+    out += [
+        "Each link is one page of the guide as Markdown, with its shared explanations expanded in place. "
+        "The same page as HTML is at the link's address without the final `.md`.",
+        "",
+    ]
+    for title, entries in sections:
+        out += [f"## {title}", ""]
+        for entry in entries:
+            item = f"- [{_link_text(entry.title)}]({entry.url})"
+            out.append(item + (f": {' '.join(entry.description.split())}" if entry.description else ""))
+        out.append("")
+    return "\n".join(out)
+
+
+def _link_text(title: str) -> str:
+    return title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def nav_sections(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
+    """MkDocs nav items as (title, pages): each top-level section with every page under it, in nav order, and
+    each top-level page as a section of its own under its nav title."""
+    sections = []
+    for item in items:
+        if getattr(item, "is_page", False):
+            sections.append((str(item.title), [item]))
+        elif getattr(item, "is_section", False):
+            pages = list(_pages_under(item.children))
+            if pages:
+                sections.append((str(item.title), pages))
+    return sections
+
+
+def _pages_under(items: Iterable[Any]) -> Iterable[Any]:
+    for item in items:
+        if getattr(item, "is_page", False):
+            yield item
+        elif getattr(item, "is_section", False):
+            yield from _pages_under(item.children)
+
+
+def write_files(
+    site: Path,
+    pages: Mapping[str, tuple[str, SourceMap, list[tuple[str, Location]]]],
+    page_urls: Mapping[str, str],
+    dest_of: Mapping[str, str],
+    taken: set[str],
+    config_path: str,
+) -> tuple[dict[str, str], list[Diagnostic]]:
+    """Writes each page's Markdown into ``site``; the site path written for each docs page, and the problems.
+
+    ``pages``: docs path -> (Markdown, its source map, its links); ``taken``: site paths written by someone
+    else (MkDocs' files, redirect pages), never overwritten."""
+    served = {**dest_of, **{src: markdown_url(url) for src, url in page_urls.items()}}
+    written: dict[str, str] = {}
+    problems = []
+    for src, (text, source_map, links) in sorted(pages.items()):
+        rel = served[src]
+        if rel in taken:
+            problems.append(
+                Diagnostic(
+                    Location(config_path, 1),
+                    f"the Markdown of {src} would overwrite {rel} in the built site",
+                    "assistant-file-clash",
+                )
+            )
+            continue
+        dest = site / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(page_markdown(text, source_map, links, src, served), encoding="utf-8")
+        written[src] = rel
+    return written, problems
+
+
+def write_llms_txt(site: Path, config: Any, nav: Any, written: Mapping[str, str], titles: Mapping[str, str]) -> None:
+    """``site/llms.txt`` from the nav: links absolute under ``site_url`` when there is one, else site-relative."""
+    base = config.site_url or ""
+    sections = []
+    for title, pages in nav_sections(nav.items if nav is not None else []):
+        entries = [
+            PageEntry(
+                titles.get(p.file.src_uri) or str(p.title),
+                urljoin(base, written[p.file.src_uri]) if base else written[p.file.src_uri],
+                (p.meta or {}).get("description"),
+            )
+            for p in pages
+            if p.file.src_uri in written
+        ]
+        if entries:
+            sections.append((title, entries))
+    (site / LLMS_TXT).write_text(llms_txt(config.site_name, config.site_description, sections), encoding="utf-8")
