@@ -12,9 +12,11 @@ What is checked here, and why:
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -523,9 +525,283 @@ def test_least_permissions(docs: dict[str, Any]) -> None:
 @pytest.mark.parametrize("job", ["preview", "remove-preview"])
 def test_jobs_with_a_write_token_run_no_code_of_the_pull_request(docs: dict[str, Any], job: str) -> None:
     steps = docs["jobs"][job]["steps"]
-    assert [s for s in steps if "run" in s] == []  # actions only: nothing the pull request wrote is executed
-    checkout = next(s for s in steps if s["uses"].startswith("actions/checkout@"))
+    assert [label(s) for s in steps if runs_pr_code(s)] == []  # nothing the pull request wrote is executed
+    # no ${{ }} pasted into a script: every value reaches a script through env:, as data
+    assert [label(s) for s in steps if "${{" in s.get("run", "")] == []
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"] == {"ref": "${{ github.event.pull_request.base.ref }}", "persist-credentials": False}
+
+
+# -- data flow into the jobs with a write token -------------------------------------------------------------------
+#
+# A step runs code of the pull request when it runs the project's own tools (pip install -e, mkdocs, perfdocs, the
+# venv, .ci/, pytest, python) or a local action. Everything a job produces from that step on is the pull request's:
+# the step's outputs, and those of every later step of its job (it can write $GITHUB_ENV and $GITHUB_PATH, so it
+# decides what later steps run), the job outputs mapping to them, transitively through needs, and the artifacts those
+# steps upload; so is what a job produces after it checked out the pull request's files, even running none of them. A job with a write permission may use such a value only in the env: of a validating step (a run:
+# step whose id starts with "validate", which runs no code of the pull request and fails on anything unexpected);
+# after it, a downloaded artifact's path is checked and the step's own outputs are clean. Any other use is a finding.
+
+PR_CODE = re.compile(r"pip install -e|\bmkdocs\b|\bperfdocs\b|\.venv/|\.ci/|\bpytest\b|\bpython3?\b")
+EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+NEEDS_OUTPUT = re.compile(r"\bneeds\.([\w-]+)\.outputs(?:\.([\w-]+))?")
+STEP_OUTPUT = re.compile(r"\bsteps\.([\w-]+)\.outputs(?:\.([\w-]+))?")
+
+
+def label(step: dict[str, Any]) -> str:
+    return str(step.get("name") or step.get("id") or step.get("uses") or step.get("run", "").split("\n")[0])
+
+
+def runs_pr_code(step: dict[str, Any]) -> bool:
+    return bool(PR_CODE.search(step.get("run", ""))) or step.get("uses", "").startswith("./")
+
+
+def is_privileged(job: dict[str, Any]) -> bool:
+    permissions = job.get("permissions", {})
+    if isinstance(permissions, str):
+        return permissions == "write-all"
+    return "write" in permissions.values()
+
+
+def is_validating(step: dict[str, Any]) -> bool:
+    return "run" in step and str(step.get("id", "")).startswith("validate") and not runs_pr_code(step)
+
+
+def fields(value: Any, where: str = "") -> list[tuple[str, str]]:
+    """Every string in a step or job (keys joined by '.'), e.g. ('with.path', 'site')."""
+    if isinstance(value, dict):
+        return [f for key, item in value.items() for f in fields(item, f"{where}.{key}" if where else str(key))]
+    if isinstance(value, list):
+        return [f for i, item in enumerate(value) for f in fields(item, f"{where}[{i}]")]
+    return [(where, text_of(value))] if value is not None else []
+
+
+def references(where: str, text: str, pattern: re.Pattern[str]) -> list[tuple[str, str | None]]:
+    """The (job or step id, output name or None for all) that ``text`` refers to; if: is an expression as a whole."""
+    parts = [text] if where.split(".")[-1] == "if" else EXPRESSION.findall(text)
+    return [(m[1], m[2]) for part in parts for m in pattern.finditer(part)]
+
+
+BASE_REFS = ("${{ github.event.pull_request.base.ref }}", "${{ github.base_ref }}")
+
+
+def checks_out_the_pull_request(step: dict[str, Any]) -> bool:
+    options = step.get("with") or {}
+    return step.get("uses", "").startswith("actions/checkout@") and (
+        options.get("ref") not in BASE_REFS or "repository" in options
+    )
+
+
+def taints(job: dict[str, Any]) -> list[str | None]:
+    """For each step of a job: why what it produces is the pull request's (None: it is not)."""
+    out: list[str | None] = []
+    code = files = None
+    for step in job.get("steps", []):
+        if runs_pr_code(step):
+            code = code or step
+            out.append("which runs code of the pull request")
+        elif code is not None:
+            out.append(f"which runs after step '{label(code)}' ran code of the pull request")
+        elif files is not None:
+            out.append(f"which runs after step '{label(files)}' checked out the pull request's files")
+        else:
+            out.append(None)
+        if files is None and checks_out_the_pull_request(step):
+            files = step
+    return out
+
+
+def tainted_steps(job: dict[str, Any]) -> dict[str, str]:
+    """Step id -> why its outputs are the pull request's, for the steps of one job."""
+    return {s["id"]: why for s, why in zip(job.get("steps", []), taints(job)) if why and "id" in s}
+
+
+def tainted_sources(workflow: dict[str, Any]) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """Job outputs ((job, output) -> where from) and artifacts (name -> who uploaded it) that are the pull request's."""
+    jobs = workflow["jobs"]
+    outputs: dict[tuple[str, str], str] = {}
+    changed = True
+    while changed:  # a job output may map to another job's output through needs: follow that to a fixpoint
+        changed = False
+        for name, job in jobs.items():
+            steps = tainted_steps(job)
+            for output, value in (job.get("outputs") or {}).items():
+                text = text_of(value)
+                whys = [
+                    f"steps.{s}.outputs.{o} of {name}, {steps[s]}"
+                    for s, o in references("", text, STEP_OUTPUT)
+                    if s in steps
+                ]
+                whys += [
+                    f"needs.{j}.outputs.{t} of {name}, {why}"
+                    for j, o in references("", text, NEEDS_OUTPUT)
+                    for (jj, t), why in list(outputs.items())
+                    if jj == j and o in (None, t)
+                ]
+                if whys and (name, output) not in outputs:
+                    outputs[(name, output)] = whys[0]
+                    changed = True
+    artifacts = {
+        step["with"]["name"]: f"uploaded by {name}'s step '{label(step)}', {why}"
+        for name, job in jobs.items()
+        for step, why in zip(job.get("steps", []), taints(job))
+        if why and step.get("uses", "").startswith("actions/upload-artifact@")
+    }
+    return outputs, artifacts
+
+
+def mentions(text: str, path: str) -> bool:
+    if path in ("", "."):
+        return True  # downloaded into the work tree itself: everything a later step reads may be the artifact's
+    return re.search(rf"(?<![\w.-]){re.escape(path.rstrip('/'))}(?![\w.-])", text) is not None
+
+
+def flow_findings(workflow: dict[str, Any]) -> list[str]:
+    """Each use, in a job with a write permission, of a value from code of the pull request that no validating step
+    checked first: the job, the value, where it comes from and where it is used."""
+    outputs, artifacts = tainted_sources(workflow)
+    findings: list[str] = []
+    late = "without passing through a validation step"
+    for name, job in workflow["jobs"].items():
+        if not is_privileged(job):
+            continue
+        needs = job.get("needs", [])
+        needs = {needs} if isinstance(needs, str) else set(needs)
+        from_needs = {key: why for key, why in outputs.items() if key[0] in needs}
+
+        def tainted_needs(where: str, text: str, from_needs: dict[tuple[str, str], str] = from_needs) -> list[str]:
+            return [
+                f"needs.{j}.outputs.{t} ({why})"
+                for j, o in references(where, text, NEEDS_OUTPUT)
+                for (jj, t), why in from_needs.items()
+                if jj == j and o in (None, t)
+            ]
+
+        for key in ("if", "env", "runs-on", "environment", "concurrency", "strategy", "container", "services"):
+            for where, text in fields(job.get(key), key):
+                findings += [
+                    f"{name}: {value} is used in the job's {where} {late}" for value in tainted_needs(where, text)
+                ]
+        own = tainted_steps(job)
+        downloaded: dict[str, str] = {}  # path -> the artifact's description, until a validating step checks it
+        for step in job.get("steps", []):
+            validating = is_validating(step)
+            for where, text in fields(step):
+                at = f"step '{label(step)}' ({where})"
+                if not (validating and where.startswith("env.")):
+                    findings += [f"{name}: {value} is used in {at} {late}" for value in tainted_needs(where, text)]
+                findings += [
+                    f"{name}: steps.{s}.outputs.{o or '*'} ({own[s]}) is used in {at} {late}"
+                    for s, o in references(where, text, STEP_OUTPUT)
+                    if s in own
+                ]
+                if validating or step.get("uses", "").startswith("actions/download-artifact@"):
+                    continue
+                findings += [
+                    f"{name}: {artifact} is used in {at} {late}"
+                    for path, artifact in downloaded.items()
+                    if where == "run" or where.startswith(("with.", "env.", "working-directory"))
+                    if mentions(text, path)
+                ]
+            if validating:
+                checked = " ".join(text for _, text in fields({"env": step.get("env"), "run": step["run"]}))
+                downloaded = {p: a for p, a in downloaded.items() if not mentions(checked, p)}
+            if step.get("uses", "").startswith("actions/download-artifact@"):
+                options = step.get("with") or {}
+                wanted = [options["name"]] if "name" in options else list(artifacts)  # no name: all of them
+                for artifact in wanted:
+                    if artifact in artifacts:
+                        path = text_of(options.get("path", "."))
+                        downloaded[path] = f"artifact {artifact}, downloaded to {path} ({artifacts[artifact]})"
+    return findings
+
+
+def test_jobs_with_a_write_token_use_nothing_of_the_pull_request_unchecked(docs: dict[str, Any]) -> None:
+    findings = flow_findings(docs)
+    assert findings == [], "\n".join(findings)
+    assert "outputs" not in docs["jobs"]["build-and-check"]  # the preview job computes what it needs itself
+
+
+def step_of(job: dict[str, Any], *, uses: str = "", id: str = "") -> dict[str, Any]:
+    return next(
+        s for s in job["steps"] if (uses and s.get("uses", "").startswith(uses + "@")) or (id and s.get("id") == id)
+    )
+
+
+LATE = "without passing through a validation step"
+FROM_COMMENT = "steps.comment.outputs.pages-base-url of build-and-check, which runs code of the pull request"
+
+
+def test_a_tainted_job_output_used_directly_is_reported(docs: dict[str, Any]) -> None:
+    """The workflow as it was: the deploy took the build job's pages-base-url, which that job's perfdocs step wrote."""
+    bad = copy.deepcopy(docs)
+    bad["jobs"]["build-and-check"]["outputs"] = {"pages-base-url": "${{ steps.comment.outputs.pages-base-url }}"}
+    deploy = step_of(bad["jobs"]["preview"], uses=PREVIEW)
+    deploy["with"]["pages-base-url"] = "${{ needs.build-and-check.outputs.pages-base-url }}"
+    assert flow_findings(bad) == [
+        "preview: needs.build-and-check.outputs.pages-base-url (steps.comment.outputs.pages-base-url of "
+        "build-and-check, which runs code of the pull request) is used in step 'Deploy the preview' "
+        "(with.pages-base-url) without passing through a validation step"
+    ]
+    # handed to the validate step through env: is what validation is; pasted into its script is not
+    validate = step_of(bad["jobs"]["preview"], id="validate")
+    deploy["with"]["pages-base-url"] = "${{ steps.validate.outputs.pages-base-url }}"
+    validate["env"]["FROM_BUILD"] = "${{ needs.build-and-check.outputs.pages-base-url }}"
+    assert flow_findings(bad) == []
+    validate["run"] += 'echo "${{ needs.build-and-check.outputs.pages-base-url }}"\n'
+    assert flow_findings(bad) == [
+        f"preview: needs.build-and-check.outputs.pages-base-url ({FROM_COMMENT}) is used in step "
+        f"'{validate['name']}' (run) {LATE}"
+    ]
+
+
+def test_taint_follows_later_steps_needs_and_the_job_level(docs: dict[str, Any]) -> None:
+    """A step after the first one running code of the pull request is the pull request's too, and so is a job
+    output that only relays another job's; a job-level if: is a use."""
+    bad = copy.deepcopy(docs)
+    build_job = bad["jobs"]["build-and-check"]
+    step_of(build_job, uses="actions/upload-artifact")["id"] = "upload"
+    build_job["outputs"] = {"artifact": "${{ steps.upload.outputs.artifact-id }}"}
+    bad["jobs"]["relay"] = {
+        "needs": "build-and-check",
+        "outputs": {"again": "${{ needs.build-and-check.outputs.artifact }}"},
+    }
+    bad["jobs"]["preview"]["needs"] = ["build-and-check", "relay"]
+    bad["jobs"]["preview"]["if"] += " && needs.relay.outputs.again != ''"
+    assert flow_findings(bad) == [
+        "preview: needs.relay.outputs.again (needs.build-and-check.outputs.artifact of relay, "
+        "steps.upload.outputs.artifact-id of build-and-check, which runs after step 'Install (as README.md says)' "
+        f"ran code of the pull request) is used in the job's if {LATE}"
+    ]
+    # before any code runs, what a step reads from the pull request's checkout is the pull request's all the same
+    step_of(build_job, uses="actions/setup-python")["id"] = "python"
+    build_job["outputs"] = {"artifact": "${{ steps.python.outputs.python-version }}"}
+    assert flow_findings(bad) == [
+        "preview: needs.relay.outputs.again (needs.build-and-check.outputs.artifact of relay, "
+        "steps.python.outputs.python-version of build-and-check, which runs after step "
+        f"'{step_of(build_job, uses='actions/checkout')['uses']}' checked out the pull request's files) is used in the "
+        f"job's if {LATE}"
+    ]
+
+
+def test_an_artifact_used_before_its_validation_is_reported(docs: dict[str, Any]) -> None:
+    bad = copy.deepcopy(docs)
+    steps = bad["jobs"]["preview"]["steps"]
+    validate = step_of(bad["jobs"]["preview"], id="validate")
+    steps.remove(validate)
+    steps.insert(steps.index(step_of(bad["jobs"]["preview"], uses=STICKY)), validate)  # after the deploy
+    assert flow_findings(bad) == [
+        "preview: artifact site-preview, downloaded to preview-site (uploaded by build-and-check's step 'Upload the "
+        "built site for preview', which runs after step 'Install (as README.md says)' ran code of the pull request) is "
+        "used in "
+        f"step 'Deploy the preview' (with.source-dir) {LATE}"
+    ]
+    steps.remove(validate)  # never checked at all
+    assert [f.split(" (uploaded")[0] + " ... " + f.split(") is used in ")[1] for f in flow_findings(bad)] == [
+        f"preview: artifact site-preview, downloaded to preview-site ... step 'Deploy the preview' (with.source-dir) {LATE}",
+        f"preview: artifact preview-comment, downloaded to preview-comment ... step 'One sticky comment, edited on "
+        f"every push' (with.path) {LATE}",
+    ]
 
 
 def steps_of(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -582,8 +858,13 @@ def test_the_comment_links_into_the_deployed_path(docs: dict[str, Any]) -> None:
     assert f"/{deploy['with']['umbrella-dir']}/pr-$PR_NUMBER/" in step["run"]
     assert "--preview-url" in step["run"] and "--format markdown" in step["run"]
     assert step["env"]["PR_NUMBER"] == "${{ github.event.pull_request.number }}"
-    assert deploy["with"]["pages-base-url"] == "${{ needs.build-and-check.outputs.pages-base-url }}"
-    assert docs["jobs"]["build-and-check"]["outputs"]["pages-base-url"] == "${{ steps.comment.outputs.pages-base-url }}"
+    # the preview job computes the address itself, and checks the comment links under that same URL
+    validate = step_of(docs["jobs"]["preview"], id="validate")
+    assert f'preview="https://$PAGES_BASE_URL/{deploy["with"]["umbrella-dir"]}/pr-$PR_NUMBER/"' in validate["run"]
+    assert deploy["with"]["pages-base-url"] == "${{ steps.validate.outputs.pages-base-url }}"
+    assert {k: validate["env"][k] for k in ("PR_NUMBER", "REPOSITORY", "PAGES_BASE_URL")} == {
+        k: step["env"][k] for k in ("PR_NUMBER", "REPOSITORY", "PAGES_BASE_URL")
+    }
     contexts = event("pull_request", "opened", fork=True)
     assert not condition(step["if"], contexts)  # a fork's pull request gets the job summary, not a comment
     assert condition(step["if"], event("pull_request", "opened"))
@@ -693,6 +974,31 @@ def test_affected_preview_urls_follow_use_directory_urls(repo: Path, capsys: pyt
     }
 
 
+def run_step(
+    step: dict[str, Any], contexts: dict[str, Any], cwd: Path, **env: str
+) -> tuple[subprocess.CompletedProcess[str], str]:
+    """A run: step as GitHub runs it (bash -eo pipefail, its env: rendered from ``contexts``), and what it wrote to
+    $GITHUB_OUTPUT."""
+    output = cwd / ".github_output"
+    output.unlink(missing_ok=True)
+    rendered = {k: interpolate(str(v), contexts) for k, v in step.get("env", {}).items()}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=cwd,
+        env={**os.environ, **rendered, **env, "GITHUB_OUTPUT": str(output)},
+        capture_output=True,
+        text=True,
+    )
+    return result, output.read_text(encoding="utf-8") if output.exists() else ""
+
+
+def pr_contexts(repository: str = REPOSITORY, pages_base_url: str = "") -> dict[str, Any]:
+    contexts = event("pull_request", "synchronize")
+    contexts["github"]["repository"] = repository
+    contexts["vars"] = {"PAGES_BASE_URL": pages_base_url}
+    return contexts
+
+
 @pytest.mark.parametrize(
     "repository, pages_base_url, preview",
     [
@@ -702,27 +1008,17 @@ def test_affected_preview_urls_follow_use_directory_urls(repo: Path, capsys: pyt
     ],
 )
 def test_the_comment_step_writes_the_comment(
-    docs: dict[str, Any], repo: Path, tmp_path: Path, repository: str, pages_base_url: str, preview: str
+    docs: dict[str, Any], repo: Path, repository: str, pages_base_url: str, preview: str
 ) -> None:
-    """The build job's comment step, run as GitHub runs it (bash -eo pipefail, its env: rendered from a pull
-    request's contexts), in a checkout whose base branch is origin/main."""
-    step = next(s for s in docs["jobs"]["build-and-check"]["steps"] if s.get("id") == "comment")
-    contexts = event("pull_request", "synchronize")
-    contexts["github"]["repository"] = repository
-    contexts["vars"] = {"PAGES_BASE_URL": pages_base_url}
+    """The build job's comment step, in a checkout whose base branch is origin/main; then the preview job's
+    validate step accepts what it wrote (and a built site) and gives the deploy the same Pages address."""
+    step = step_of(docs["jobs"]["build-and-check"], id="comment")
+    contexts = pr_contexts(repository, pages_base_url)
     git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
     (repo / ".venv").symlink_to(sys.prefix)  # the step activates .venv/bin/activate: this one
-    output = tmp_path / "github_output"
-    env = {**os.environ, **{k: interpolate(str(v), contexts) for k, v in step["env"].items()}}
-    env["GITHUB_OUTPUT"] = str(output)
-    result = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result, output = run_step(step, contexts, repo)
     assert result.returncode == 0, result.stderr
+    assert output == ""  # the build job hands the preview job no values, only the artifacts
     assert (repo / "preview-comment/comment.md").read_text(encoding="utf-8").split("\n") == [
         "### Pages changed by this diff (against `origin/main`)",
         "",
@@ -734,8 +1030,103 @@ def test_the_comment_step_writes_the_comment(
         "<sub>Preview of abc123. This comment is updated on every push.</sub>",
         "",
     ]
+    (repo / "preview-site").mkdir()
+    (repo / "preview-site/index.html").write_text("<!doctype html>", encoding="utf-8")
+    result, output = run_step(step_of(docs["jobs"]["preview"], id="validate"), contexts, repo)
+    assert (result.returncode, result.stdout) == (0, "")
     base = preview.removeprefix("https://").removesuffix("/pr-preview/pr-7/")
-    assert output.read_text(encoding="utf-8") == f"pages-base-url={base}\n"
+    assert output == f"pages-base-url={base}\n"
+
+
+PREVIEW_7 = "https://perfdocs.github.io/perfdocs/pr-preview/pr-7/"
+GOOD_COMMENT = [
+    "### Pages changed by this diff (against `origin/main`)",
+    "",
+    f"Preview of the whole site: {PREVIEW_7}",
+    "",
+    f"- [`docs/a.md`]({PREVIEW_7}a/) (via `docs/a.md`)",
+    f"- [`docs/b/index.md`]({PREVIEW_7}b/) (via `docs/_snippets/x.md`, `mkdocs.yml`, `hooks/h.py` and 2 more)",
+    f"- [`docs/index.md`]({PREVIEW_7}) (via `overrides/main.html`)",
+    "",
+    "<sub>Preview of abc123. This comment is updated on every push.</sub>",
+    "",
+]
+
+
+def _replace(lines: list[str], index: int, line: str) -> list[str]:
+    return [line if i == index else old for i, old in enumerate(lines)]
+
+
+def _case(name: str, error: str | None, *, line: tuple[int, str] | None = None, **kw: Any) -> Any:
+    comment = _replace(GOOD_COMMENT, *line) if line else kw.pop("comment", GOOD_COMMENT)
+    return pytest.param(comment, kw.get("site", {}), kw.get("variables", {}), error, id=name)
+
+
+SITE_NAME = "the built site has a link, a special file, .git or an unexpected file name"
+NO_CHANGE = [*GOOD_COMMENT[:4], "No page's output changes.", "", GOOD_COMMENT[-2]]
+
+
+@pytest.mark.parametrize(
+    "comment, site, variables, error",
+    [
+        _case("good", None),
+        _case("no page changed", None, comment=NO_CHANGE),
+        # what the pull request's code could write instead
+        _case("other host", f"comment line 5 links outside {PREVIEW_7}",
+              line=(4, "- [`docs/a.md`](https://evil.example/a/) (via `docs/a.md`)")),
+        _case("dot-dot", "comment line 5 links to an unexpected path in the preview",
+              line=(4, f"- [`docs/a.md`]({PREVIEW_7}../../other/) (via `docs/a.md`)")),
+        _case("HTML after a line", "comment line 5 is not a changed page's line",
+              line=(4, f"- [`docs/a.md`]({PREVIEW_7}a/) (via `docs/a.md`) <img src=x>")),
+        _case("free text", "comment line 5 is not a changed page's line",
+              line=(4, "@everyone see [this](https://evil.example/)")),
+        _case("other preview line", "comment line 3 is not the expected header",
+              line=(2, "Preview of the whole site: https://evil.example/")),
+        _case("control character", "the comment has a control character or a byte that is not ASCII",
+              line=(4, f"- [`docs/a.md`]({PREVIEW_7}a/) (via `docs/\ta.md`)")),
+        _case("no footer", "the comment does not end with its footer", comment=GOOD_COMMENT[:-2]),
+        _case("no index.html", "the built site has no index.html", site={"index.html": None}),
+        _case(".git", f"{SITE_NAME}: ./.git", site={".git/config": ""}),
+        _case("odd name", f"{SITE_NAME}: ./a\\ b.html", site={"a b.html": ""}),
+        _case("symlink", f"{SITE_NAME}: ./link", site={"link": "->/etc/passwd"}),
+        # a trusted value, checked all the same: the action writes pages-base-url unquoted into $GITHUB_ENV
+        _case("newline in PAGES_BASE_URL", "PAGES_BASE_URL is not host[/path]",
+              variables={"PAGES_BASE_URL": "docs.example.org\nNODE_OPTIONS=--require=/tmp/x"}),
+    ],
+)  # fmt: skip
+def test_the_validate_step_rejects_what_it_does_not_expect(
+    docs: dict[str, Any],
+    tmp_path: Path,
+    comment: list[str],
+    site: dict[str, str | None],
+    variables: dict[str, str],
+    error: str | None,
+) -> None:
+    """The preview job's validate step, run on a comment and a site as the build job's artifacts could hold them."""
+    (tmp_path / "preview-comment").mkdir()
+    (tmp_path / "preview-comment/comment.md").write_text("\n".join(comment), encoding="utf-8")
+    files: dict[str, str | None] = {"index.html": "<!doctype html>", "assets/app.min.js": "", **site}
+    for name, text in files.items():
+        path = tmp_path / "preview-site" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if text is not None and text.startswith("->"):
+            path.symlink_to(text[2:])
+        elif text is not None:
+            path.write_text(text, encoding="utf-8")
+    result, output = run_step(step_of(docs["jobs"]["preview"], id="validate"), pr_contexts(), tmp_path, **variables)
+    if error is None:
+        assert (result.returncode, result.stdout, output) == (0, "", "pages-base-url=perfdocs.github.io/perfdocs\n")
+    else:
+        assert (result.returncode, result.stdout, output) == (1, f"::error::{error}\n", "")
+
+
+@pytest.mark.slow
+def test_the_validate_step_accepts_the_built_site(docs: dict[str, Any], site: Path, tmp_path: Path) -> None:
+    (tmp_path / "preview-comment").mkdir()
+    (tmp_path / "preview-comment/comment.md").write_text("\n".join(GOOD_COMMENT), encoding="utf-8")
+    step = step_of(docs["jobs"]["preview"], id="validate")
+    result, output = run_step(step, pr_contexts(), tmp_path, SITE=str(site))
+    assert (result.returncode, result.stdout, output) == (0, "", "pages-base-url=perfdocs.github.io/perfdocs\n")
 
 
 @pytest.mark.parametrize(
