@@ -402,12 +402,14 @@ def test_a_pinned_library_that_cannot_be_fetched(tmp_path: Path, monkeypatch: py
     assert (found, [str(p) for p in problems]) == (
         {},
         [
-            "mkdocs.yml:1:1: error: cannot get the sources of nolib==1.2.3 for the API reference: ERROR: No matching "
-            "distribution found for nolib==1.2.3 [api-sources] (pip install --no-deps nolib==1.2.3 (the build reads "
-            "its files; nothing imports it))"
+            "mkdocs.yml:1:1: error: cannot fetch the sources of nolib==1.2.3 into the API sources cache "
+            ".cache/perfdocs/api-sources/nolib-1.2.3: ERROR: No matching distribution found for nolib==1.2.3 "
+            "[api-sources] (pip install --no-deps nolib==1.2.3 (the build reads its files; nothing imports it); "
+            "until then the API entries and links of nolib are left out)"
         ],
     )
     assert not (tmp_path / apirefs.SOURCES_DIR / "nolib-1.2.3").exists()
+    assert list((tmp_path / apirefs.SOURCES_DIR).iterdir()) == []  # nor the folder pip was given
 
 
 def test_the_pinned_installed_sources_are_used_and_nothing_is_imported(api: ApiIndex) -> None:
