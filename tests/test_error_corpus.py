@@ -268,7 +268,7 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
         {"docs/index.md": PAGE.format(body="x"), "redirects.yml": "redirects:\n  a: https://evil.example/\n"},
         [
             "redirects.yml:2:1: error: redirect target 'https://evil.example/' leaves the site for evil.example, which "
-            "is not in allowed_external_hosts [unlisted-host]"
+            "is not listed in extra.perfdocs.redirect_hosts (mkdocs.yml) [unlisted-host]"
         ],
     ),
 }

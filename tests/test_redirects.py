@@ -1,15 +1,30 @@
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urlsplit
+
 import pytest
+from ada_url import URL
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from perfdocs.cli import main
+from perfdocs.project import Project
 from perfdocs.redirects import (
+    RedirectHosts,
     RedirectMap,
     Target,
+    UnsafeRedirectError,
     load_redirects,
     missing_anchor_problems,
     netlify_redirects,
     normalise_old,
+    redirect_hosts,
     redirect_pages,
     relative_url,
+    site_file_clashes,
+    write_redirect_pages,
 )
 
 PAGES = {"performance/index.md", "performance/train/gpu_one.md", "performance/scalability.md"}
@@ -20,9 +35,8 @@ URLS = {
 }
 
 
-def load(body: str, hosts: str = "") -> tuple[RedirectMap, list[str]]:
-    text = "redirects:\n" + body + (f"allowed_external_hosts: [{hosts}]\n" if hosts else "")
-    rmap, problems = load_redirects(text, "redirects.yml", PAGES)
+def load(body: str, hosts: Iterable[str] | RedirectHosts = ()) -> tuple[RedirectMap, list[str]]:
+    rmap, problems = load_redirects("redirects:\n" + body, "redirects.yml", PAGES, hosts)
     return rmap, [str(p) for p in problems]
 
 
@@ -95,7 +109,8 @@ def test_chains_collapse_to_one_hop_and_fragments_carry() -> None:
         (
             "  a: https://evil.example/x\n",
             "redirects.yml:2:1: error: redirect target 'https://evil.example/x' leaves "
-            "the site for evil.example, which is not in allowed_external_hosts [unlisted-host]",
+            "the site for evil.example, which is not listed in extra.perfdocs.redirect_hosts (mkdocs.yml) "
+            "[unlisted-host]",
         ),
         (
             "  a: performance/index.md\n  a.mdx: performance/index.md\n",
@@ -109,6 +124,14 @@ def test_chains_collapse_to_one_hop_and_fragments_carry() -> None:
             "  ../etc: performance/index.md\n",
             "redirects.yml:2:1: error: '../etc' is not a site-relative path [bad-redirects]",
         ),
+        (  # the same file as assets/estimator.js: it would crash the build as that key did
+            "  assets/./estimator.js: performance/index.md\n",
+            "redirects.yml:2:1: error: 'assets/./estimator.js' is not a site-relative path [bad-redirects]",
+        ),
+        (
+            "  a//b: performance/index.md\n",
+            "redirects.yml:2:1: error: 'a//b' is not a site-relative path [bad-redirects]",
+        ),
     ],
 )
 def test_bad_redirects_are_located_errors(body: str, message: str) -> None:
@@ -118,7 +141,7 @@ def test_bad_redirects_are_located_errors(body: str, message: str) -> None:
 
 
 def test_allowed_external_host() -> None:
-    rmap, problems = load("  a: https://docs.example.org/x\n", hosts="docs.example.org")
+    rmap, problems = load("  a: https://docs.example.org/x\n", hosts=["docs.example.org"])
     assert problems == [] and rmap.pages["a"] == Target(url="https://docs.example.org/x")
 
 
@@ -216,3 +239,464 @@ def test_the_old_landing_page_answers_every_form() -> None:
     assert rules == [
         f"/{form} /performance/ 301" for form in ("", "index.html", "index", "index/", "index.md", "index.mdx")
     ]
+
+
+# -- external targets as a browser reads them (WHATWG URL parsing, ada) ------------------------------------------
+# The allowlist holds the host the trick names, so only the reading of the URL stands between it and a redirect.
+HOSTS = ["huggingface.co", "docs.example.org", "bücher.example"]
+BROWSER = "targets hold no spaces or control characters [unsafe-target]"
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        # urlsplit sees huggingface.co; a browser reads '\' as '/' and goes to evil.example
+        (
+            r"https://evil.example\@huggingface.co/docs",
+            r"redirect target 'https://evil.example\@huggingface.co/docs' contains a backslash, which browsers read "
+            "as '/' [unsafe-target] (browsers go to evil.example)",
+        ),
+        (
+            r"https:/\evil.example",
+            r"redirect target 'https:/\evil.example' contains a backslash, which browsers read as '/' [unsafe-target] "
+            "(browsers go to evil.example)",
+        ),
+        (
+            "https://a@b",
+            "redirect target 'https://a@b' has a user name or password before '@', which hides where it goes "
+            "[unsafe-target] (browsers go to b)",
+        ),
+        (
+            "https://evil.example@huggingface.co/",
+            "redirect target 'https://evil.example@huggingface.co/' has a user name or password before '@', which "
+            "hides where it goes [unsafe-target] (browsers go to huggingface.co)",
+        ),
+        (  # urlsplit refuses the netloc (NFKC); the browser takes all before '@' as a user name
+            '"https://evil.example\\uff03@huggingface.co/"',
+            "redirect target 'https://evil.example\uff03@huggingface.co/' has a user name or password before '@', "
+            "which hides where it goes [unsafe-target] (browsers go to huggingface.co)",
+        ),
+        # browsers drop tab, CR and LF inside a URL; in _redirects a newline starts a rule of its own
+        (
+            '"https://huggingface.co/a\\tb"',
+            f"redirect target 'https://huggingface.co/a\\tb' contains a tab (U+0009); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/x\\n/* https://evil.example/ 301!"',
+            "redirect target 'https://huggingface.co/x\\n/* https://evil.example/ 301!' contains a line feed (U+000A); "
+            + BROWSER,
+        ),
+        (
+            '"https://huggingface.co/x\\r/* https://evil.example/ 301!"',
+            "redirect target 'https://huggingface.co/x\\r/* https://evil.example/ 301!' contains a carriage return "
+            f"(U+000D); {BROWSER}",
+        ),
+        (
+            '"\\thttps://huggingface.co/"',
+            f"redirect target '\\thttps://huggingface.co/' contains a tab (U+0009); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/\\t"',
+            f"redirect target 'https://huggingface.co/\\t' contains a tab (U+0009); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/a b"',
+            f"redirect target 'https://huggingface.co/a b' contains a space (U+0020); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/\\x01"',
+            f"redirect target 'https://huggingface.co/\\x01' contains U+0001 (a control character); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/\\x7f"',
+            f"redirect target 'https://huggingface.co/\\x7f' contains a DEL (U+007F); {BROWSER}",
+        ),
+        (
+            '"https://huggingface.co/\\u202ex"',
+            "redirect target 'https://huggingface.co/\\u202ex' contains U+202E (right-to-left override); " + BROWSER,
+        ),
+        ('"index.md#\\ud800"', f"redirect target 'index.md#\\ud800' contains U+D800 (a lone surrogate); {BROWSER}"),
+        (
+            '"performance/index.md#a b"',
+            f"redirect target 'performance/index.md#a b' contains a space (U+0020); {BROWSER}",
+        ),
+        (
+            "https://huggingface.co.evil.example/",
+            "redirect target 'https://huggingface.co.evil.example/' leaves the site for huggingface.co.evil.example, "
+            "which is not listed in extra.perfdocs.redirect_hosts (mkdocs.yml) [unlisted-host]",
+        ),
+        (
+            "//evil.example/x",
+            "redirect target '//evil.example/x' is a scheme-relative URL, which leaves the site for evil.example "
+            "[unsafe-target] (write an https:// URL, or a page under docs/)",
+        ),
+        (
+            "https:evil.example",
+            "redirect target 'https:evil.example' names no host as written, but browsers go to evil.example "
+            "[unsafe-target] (write it as https://evil.example/)",
+        ),
+        (
+            "https:///huggingface.co/x",
+            "redirect target 'https:///huggingface.co/x' names no host as written, but browsers go to huggingface.co "
+            "[unsafe-target] (write it as https://huggingface.co/x)",
+        ),
+        (
+            "https://huggingface%2eco/x",
+            "redirect target 'https://huggingface%2eco/x' names the host huggingface%2eco as written, but browsers go "
+            "to huggingface.co [unsafe-target] (write it as https://huggingface.co/x)",
+        ),
+        (
+            "https://0x7f.1/",
+            "redirect target 'https://0x7f.1/' names the host 0x7f.1 as written, but browsers go to 127.0.0.1 "
+            "[unsafe-target] (write it as https://127.0.0.1/)",
+        ),
+        ('"https://[x/"', "redirect target 'https://[x/' is not a valid URL [unsafe-target]"),
+        (
+            "https://huggingface%0a.co/",
+            "redirect target 'https://huggingface%0a.co/' is not a valid URL [unsafe-target]",
+        ),
+        (
+            "http://huggingface.co/",
+            "redirect target 'http://huggingface.co/' uses the http: scheme; only https:// URLs may leave the site "
+            "[unsafe-target]",
+        ),
+    ],
+)
+def test_external_targets_are_read_as_a_browser_reads_them(target: str, message: str) -> None:
+    rmap, problems = load(f"  a: {target}\n", hosts=HOSTS)
+    assert problems == [f"redirects.yml:2:1: error: {message}"]
+    assert not rmap
+    assert netlify_redirects(rmap, URLS.__getitem__).splitlines()[1:] == []
+
+
+@pytest.mark.parametrize(
+    "target, href",
+    [
+        # %0A is three characters of the path to a browser (and to _redirects): no line break, so it may stay
+        ("https://huggingface.co/a%0Ab", "https://huggingface.co/a%0Ab"),
+        ("https://bücher.example/x", "https://xn--bcher-kva.example/x"),  # IDN: the punycode host is compared
+        ("https://HuggingFace.CO/Docs", "https://huggingface.co/Docs"),  # hosts have no case; paths keep theirs
+        ("HTTPS://huggingface.co", "https://huggingface.co/"),
+        ("https://huggingface.co:443/x#y", "https://huggingface.co/x#y"),
+    ],
+)
+def test_what_is_written_is_the_parsers_serialisation(target: str, href: str) -> None:
+    rmap, problems = load(f"  a: {target}\n", hosts=HOSTS)
+    assert problems == [] and rmap.pages == {"a": Target(url=href)}
+    rules = netlify_redirects(rmap, URLS.__getitem__).splitlines()[1:]
+    assert rules == [f"/{form} {href} 301" for form in ("a", "a/", "a.html", "a.md", "a.mdx", "a/index.html")]
+    page = redirect_pages(rmap, URLS.__getitem__, str)["a/index.html"]
+    assert f'<meta http-equiv="refresh" content="0; url={href}">' in page
+
+
+def test_a_chain_to_a_refused_target_is_one_error_at_the_target() -> None:
+    rmap, problems = load("  a: b\n  b: https://evil.example\\@huggingface.co/\n", hosts=HOSTS)
+    assert problems == [
+        "redirects.yml:3:1: error: redirect target 'https://evil.example\\@huggingface.co/' contains a backslash, "
+        "which browsers read as '/' [unsafe-target] (browsers go to evil.example)"
+    ]
+    assert not rmap
+
+
+@pytest.mark.parametrize(
+    "key, shown, char",
+    [
+        ('"a\\tb"', "a\\tb", "a tab (U+0009)"),
+        ('"\\ta"', "\\ta", "a tab (U+0009)"),  # normalise_old would strip it: refused before that
+        ('"a\\t"', "a\\t", "a tab (U+0009)"),
+        ('"a\\n/* https://evil.example/ 301!"', "a\\n/* https://evil.example/ 301!", "a line feed (U+000A)"),
+        ('"a\\r"', "a\\r", "a carriage return (U+000D)"),
+        ('"a#x\\n"', "a#x\\n", "a line feed (U+000A)"),  # the fragment of an anchor remap
+        ('"a b"', "a b", "a space (U+0020)"),
+        ('"a\\x00"', "a\\x00", "U+0000 (a control character)"),
+    ],
+)
+def test_old_paths_with_whitespace_or_controls_are_refused(key: str, shown: str, char: str) -> None:
+    rmap, problems = load(f"  a: performance/index.md\n  {key}: performance/index.md\n")
+    assert problems == [
+        f"redirects.yml:3:1: error: '{shown}' contains {char}; old paths hold no spaces or control characters "
+        "[bad-redirects]"
+    ]
+    assert list(rmap.pages) == ["a"] and rmap.anchors == {}
+
+
+def test_allowed_external_hosts_in_redirects_yml_is_refused_and_ignored() -> None:
+    text = "redirects:\n  a: https://evil.example/x\nallowed_external_hosts: [evil.example]\n"
+    rmap, problems = load_redirects(text, "redirects.yml", PAGES)
+    assert [str(p) for p in problems] == [
+        "redirects.yml:3:1: error: allowed_external_hosts moved to mkdocs.yml: extra.perfdocs.redirect_hosts "
+        "[bad-redirects] (only maintainers allow a host: ask one)",
+        "redirects.yml:2:1: error: redirect target 'https://evil.example/x' leaves the site for evil.example, which "
+        "is not listed in extra.perfdocs.redirect_hosts (mkdocs.yml) [unlisted-host]",
+    ]
+    assert not rmap
+
+
+def test_the_repositorys_redirects_load_with_the_hosts_of_its_mkdocs_yml() -> None:
+    root = Path(__file__).parent.parent
+    project = Project.load(root / "mkdocs.yml")
+    assert project.redirect_hosts == RedirectHosts()  # extra.perfdocs.redirect_hosts: [] (no external target yet)
+    pages = {project.docs_path(p) for p in project.pages()}
+    rmap, problems = load_redirects(project.redirects_file.read_bytes(), "redirects.yml", pages, project.redirect_hosts)
+    assert problems == [] and rmap.pages["perf_train_gpu_one"] == Target(page="performance/train/gpu_one.md")
+
+
+# -- extra.perfdocs.redirect_hosts (mkdocs.yml) -------------------------------------------------------------------
+HOSTS_CONFIG = """site_name: x
+extra:
+  perfdocs:
+    notebooks: https://github.com/o/r/blob/main/{{page}}.ipynb
+    redirect_hosts:
+{entries}
+"""
+
+
+@pytest.mark.parametrize(
+    "value, names",
+    [(None, set()), ([], set()), (["HuggingFace.co", "bücher.example"], {"huggingface.co", "xn--bcher-kva.example"})],
+)
+def test_redirect_hosts_are_names_as_browsers_write_them(value: object, names: set[str]) -> None:
+    assert redirect_hosts(value) == RedirectHosts(frozenset(names))
+
+
+def test_bad_redirect_hosts_are_errors_at_their_line_of_mkdocs_yml(tmp_path: Path) -> None:
+    entries = ["hf.co", "https://evil.example", "*.hf.co", "hf.co:443", "0x7f.1", "a b", 5]
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(HOSTS_CONFIG.format(entries="\n".join(f"      - {e!r}" for e in entries)), encoding="utf-8")
+    hosts = redirect_hosts(entries, config, "mkdocs.yml")
+    hint = "(write the bare name, as in huggingface.co: no scheme, port, path or wildcard)"
+    assert [str(p) for p in hosts.problems] == [
+        f"mkdocs.yml:{line}:1: error: extra.perfdocs.redirect_hosts: {shown} is not a host name [bad-redirects] {hint}"
+        for line, shown in [
+            (7, "'https://evil.example'"),
+            (8, "'*.hf.co'"),
+            (9, "'hf.co:443'"),
+            (10, "'0x7f.1'"),
+            (11, "'a b'"),
+            (12, "5"),
+        ]
+    ]
+    assert hosts.names == {"hf.co"}
+    rmap, problems = load("  a: https://hf.co/x\n", hosts)
+    assert problems == [str(p) for p in hosts.problems] and rmap.pages == {"a": Target(url="https://hf.co/x")}
+
+
+def test_redirect_hosts_must_be_a_list(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\nextra:\n  perfdocs:\n    redirect_hosts: hf.co\n", encoding="utf-8")
+    assert [str(p) for p in redirect_hosts("hf.co", config, "mkdocs.yml").problems] == [
+        "mkdocs.yml:4:1: error: extra.perfdocs.redirect_hosts must be a list of host names (got 'hf.co') [bad-redirects]"
+    ]
+
+
+def test_the_hosts_come_from_mkdocs_yml_for_the_build_and_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(HOSTS_CONFIG.format(entries="      - HF.co\n      - 'hf.co/x'"))
+    (tmp_path / "redirects.yml").write_text("redirects:\n  a: https://hf.co/docs\n  b: https://evil.example/\n")
+    project = Project.load(tmp_path / "mkdocs.yml")
+    bad_entry = (
+        "mkdocs.yml:7:1: error: extra.perfdocs.redirect_hosts: 'hf.co/x' is not a host name [bad-redirects] "
+        "(write the bare name, as in huggingface.co: no scheme, port, path or wildcard)"
+    )
+    assert project.redirect_hosts.names == {"hf.co"}
+    assert [str(p) for p in project.redirect_hosts.problems] == [bad_entry]
+    assert main(["-f", str(tmp_path / "mkdocs.yml"), "redirects"]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["/a -> https://hf.co/docs"]
+    assert err.splitlines() == [
+        bad_entry,
+        "redirects.yml:3:1: error: redirect target 'https://evil.example/' leaves the site for evil.example, which is "
+        "not listed in extra.perfdocs.redirect_hosts (mkdocs.yml) [unlisted-host]",
+    ]
+
+
+# -- what is written -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "target",
+    [
+        Target(url="https://huggingface.co/x\n/* https://evil.example/ 301!"),
+        Target(url="https://huggingface.co/x /* https://evil.example/"),
+        Target(page="performance/index.md", anchor="x\r/* https://evil.example/ 301!"),
+    ],
+)
+def test_an_unchecked_value_never_becomes_a_line(target: Target) -> None:
+    rmap = RedirectMap(pages={"a": target}, lines={"a": 2})
+    with pytest.raises(UnsafeRedirectError, match="perfdocs internal error: unchecked redirect value"):
+        netlify_redirects(rmap, URLS.__getitem__)
+    with pytest.raises(UnsafeRedirectError):
+        redirect_pages(rmap, URLS.__getitem__, str)
+
+
+def test_a_site_url_path_with_a_space_stays_one_field() -> None:
+    rmap, _ = load("  a: performance/index.md\n")
+    assert (
+        netlify_redirects(rmap, URLS.__getitem__, "/my docs/").splitlines()[1]
+        == "/my%20docs/a /my%20docs/performance/ 301"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            b'redirects:\n  a: b\n  c: "\xff"\n',
+            "redirects.yml:3:1: error: not UTF-8 text (invalid start byte at byte 24) "
+            "[bad-encoding] (save the file as UTF-8)",
+        ),
+        (
+            "redirects: " + "[" * 5000 + "]" * 5000 + "\n",
+            "redirects.yml:1:1: error: not valid YAML here: nested too deeply [bad-redirects]",
+        ),
+        (
+            "? [a]\n: b\n",
+            "redirects.yml:1:1: error: a top-level key must be a name [bad-redirects] (allowed: redirects)",
+        ),
+        (
+            '"redirect\\n:": {}\n',
+            "redirects.yml:1:1: error: unknown key 'redirect\\n:' [bad-redirects] (did you mean 'redirects'?)",
+        ),
+    ],
+)
+def test_inputs_that_crashed_the_loader(text: str | bytes, message: str) -> None:
+    rmap, problems = load_redirects(text, "redirects.yml", PAGES)
+    assert [str(p) for p in problems] == [message] and not rmap
+
+
+# -- old paths over files the build writes -------------------------------------------------------------------------
+SITE_FILES = {
+    "index.html",
+    "404.html",
+    "sitemap.xml",
+    "sitemap.xml.gz",
+    "_redirects",
+    "llms.txt",
+    "assets/estimator.js",
+    "search/search_index.json",
+    "performance/index.html",
+    "performance/index.html.md",
+}
+
+
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        ("_redirects", "would turn the site file _redirects into a folder (for _redirects/index.html)"),
+        ("llms.txt", "would turn the site file llms.txt into a folder (for llms.txt/index.html)"),
+        (
+            "assets/estimator.js",
+            "would turn the site file assets/estimator.js into a folder (for assets/estimator.js/index.html)",
+        ),
+        (
+            "search/search_index.json",
+            "would turn the site file search/search_index.json into a folder (for search/search_index.json/index.html)",
+        ),
+        ("sitemap.xml", "would turn the site file sitemap.xml into a folder (for sitemap.xml/index.html)"),
+        ("404", "would overwrite the site file 404.html"),
+        ("assets", "would write assets.html where the site has a folder"),
+    ],
+)
+def test_old_paths_over_site_files_are_located_and_dropped(key: str, message: str) -> None:
+    rmap, problems = load(f"  keep: performance/index.md\n  {key}: performance/index.md\n")
+    assert problems == []
+    files = SITE_FILES | ({"assets.html/x.png"} if key == "assets" else set())
+    assert [str(p) for p in site_file_clashes(rmap, files, "redirects.yml")] == [
+        f"redirects.yml:3:1: error: redirect '{normalise_old(key)}' {message} [redirect-shadows-page]"
+    ]
+    assert list(rmap.pages) == ["keep"]
+    assert [line.split()[0] for line in netlify_redirects(rmap, URLS.__getitem__).splitlines()[1:]] == [
+        f"/{form}" for form in ("keep", "keep/", "keep.html", "keep.md", "keep.mdx", "keep/index.html")
+    ]
+    assert sorted(redirect_pages(rmap, URLS.__getitem__, str)) == [
+        "keep.html",
+        "keep.md/index.html",
+        "keep.mdx/index.html",
+        "keep/index.html",
+    ]
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            "  x: performance/index.md\n  x.md/index: performance/index.md\n",
+            "redirects.yml:3:1: error: redirect 'x.md' would overwrite x.md/index.html, the redirect page of 'x' (line 2) "
+            "[duplicate-redirect]",
+        ),
+        (
+            "  x: performance/index.md\n  x.html/y: performance/index.md\n",
+            "redirects.yml:3:1: error: redirect 'x.html/y' would turn x.html, the redirect page of 'x' (line 2), into a "
+            "folder (for x.html/y/index.html) [duplicate-redirect]",
+        ),
+        (
+            "  x.html/y: performance/index.md\n  x: performance/index.md\n",
+            "redirects.yml:3:1: error: redirect 'x' would write x.html where the redirect page of 'x.html/y' (line 2) "
+            "needs a folder [duplicate-redirect]",
+        ),
+    ],
+)
+def test_two_entries_writing_one_file(body: str, message: str) -> None:
+    rmap, problems = load(body)
+    assert problems == []
+    assert [str(p) for p in site_file_clashes(rmap, SITE_FILES, "redirects.yml")] == [message]
+    assert len(rmap.pages) == 1
+
+
+def test_a_file_a_plugin_wrote_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "objects.inv").write_bytes(b"inventory")
+    (tmp_path / "stale.html").write_text("<title>Moved: old</title>", encoding="utf-8")  # an earlier build's
+    rmap, _ = load("  objects.inv: performance/index.md\n  stale: performance/index.md\n")
+    pages = redirect_pages(rmap, URLS.__getitem__, str)
+    problems = write_redirect_pages(tmp_path, pages, rmap, "redirects.yml")
+    assert [str(p) for p in problems] == [
+        "redirects.yml:2:1: error: redirect 'objects.inv' would overwrite objects.inv in the built site "
+        "[redirect-shadows-page]"
+    ]
+    assert (tmp_path / "objects.inv").read_bytes() == b"inventory"
+    assert not (tmp_path / "objects.inv.html").exists() and (tmp_path / "stale/index.html").is_file()
+    assert "performance/" in (tmp_path / "stale.html").read_text(encoding="utf-8")
+    assert list(rmap.pages) == ["stale"]
+
+
+# -- any input -------------------------------------------------------------------------------------------------------
+SCHEMES = st.sampled_from(["https://", "HTTPS://", "https:", "https:/", "https:///", "//", "http://", ""])
+AUTHORITIES = st.sampled_from(
+    [
+        "huggingface.co",
+        "HuggingFace.CO",
+        "bücher.example",
+        "evil.example",
+        "a@huggingface.co",
+        "huggingface.co:8443",
+        "evil.example\\@huggingface.co",
+        "huggingface.co.evil.example",
+        "huggingface%2eco",
+        "[x",
+        "performance",
+    ]
+)
+SAFE = ["/", "x", "%0A", "#y", "?q=1", "/index.md", "evil.example"]  # %0A: three characters of a path, no line break
+REST = st.lists(
+    st.sampled_from(SAFE * 4 + ["\t", "\n", "\r", " ", "\\", "@", "\x00", "\u2028", "\u202e"]), max_size=4
+).map("".join)
+KEYS = st.sampled_from(["j"] * 6 + ["k#f", "j b", "j\t", "\tj", "j\n/* https://evil.example/ 301!", "_redirects"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(key=KEYS, target=st.tuples(SCHEMES, AUTHORITIES, REST).map("".join))
+def test_no_input_crashes_and_whatever_loads_can_be_written(key: str, target: str) -> None:
+    text = f"redirects:\n  k: performance/index.md\n  {json.dumps(key)}: {json.dumps(target)}\n"
+    rmap, problems = load_redirects(text, "redirects.yml", PAGES, HOSTS)
+    assert all("\n" not in str(p) and "\r" not in str(p) for p in problems)  # one line each, printed as it is
+    rules = netlify_redirects(rmap, URLS.__getitem__).split("\n")  # raises UnsafeRedirectError if a value slipped
+    assert all(len(rule.split(" ")) == 3 for rule in rules[1:-1]) and rules[-1] == ""
+    redirect_pages(rmap, URLS.__getitem__, str)  # as do the pages
+    for t in rmap.pages.values():
+        assert t.url is None or urlsplit(t.url).hostname in {
+            "huggingface.co",
+            "docs.example.org",
+            "xn--bcher-kva.example",
+        }
+        assert t.url is None or t.url == URL(t.url).href  # written as the parser serialises it

@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.utils.meta import get_data
 
 from .apirefs import ApiConfig, ApiIndex, api_config, build_index
-from .assistants import write_files, write_llms_txt
+from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site, error_block
 from .history import page_renames
@@ -38,15 +38,17 @@ from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
 from .project import Project, scenario_index
 from .redirects import (
+    NETLIFY_FILE,
     RedirectMap,
     load_redirects,
     missing_anchor_problems,
     netlify_redirects,
     redirect_pages,
-    url_forms,
+    site_file_clashes,
+    write_redirect_pages,
 )
 from .sanitize import Finding, clean_page, start_tags
-from .search import section_texts, write_index
+from .search import FULL_INDEX, INDEX, section_texts, write_index
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -168,18 +170,12 @@ class BuildState:
         assert self.project is not None
         path = self.project.redirects_file
         if path.is_file():
-            self.redirects, problems = load_redirects(path.read_text(encoding="utf-8"), self.display(path), pages)
-            taken = {f.dest_uri for f in files}
-            for old in self.redirects.pages:
-                clash = next((form for form in url_forms(old, old in self.redirects.live) if form in taken), None)
-                if clash:
-                    problems.append(
-                        Diagnostic(
-                            Location(self.display(path), self.redirects.lines.get(old, 1)),
-                            f"redirect '{old}' would overwrite the site file {clash}",
-                            "redirect-shadows-page",
-                        )
-                    )
+            self.redirects, problems = load_redirects(
+                path.read_bytes(), self.display(path), pages, self.project.redirect_hosts
+            )
+            site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
+            site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
+            problems += site_file_clashes(self.redirects, site_files, self.display(path))
             self.report(problems)
             self.redirects_complete = not any(d.code == "bad-redirects" for d in problems)
             targets = [*self.redirects.pages.values()] + [
@@ -349,21 +345,9 @@ class BuildState:
         path = self.display(self.project.redirects_file)
         self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
         files = redirect_pages(self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p))
-        for rel, content in files.items():
-            dest = site / rel
-            if dest.exists() and not _is_redirect_page(dest):
-                self.report(
-                    [
-                        Diagnostic(
-                            Location(path, 1), f"refusing to overwrite {rel} in the built site", "redirect-shadows-page"
-                        )
-                    ]
-                )
-                continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_text(content, encoding="utf-8")
+        self.report(write_redirect_pages(site, files, self.redirects, path))
         self.write_for_assistants(site, config, set(self.dest_of.values()) | set(files))
-        (site / "_redirects").write_text(
+        (site / NETLIFY_FILE).write_text(
             netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base), encoding="utf-8"
         )
         log.debug("perfdocs: wrote %d redirect files", len(files))
@@ -526,11 +510,3 @@ def with_error_box(html: str, box: str) -> tuple[str, bool]:
     if at is None:
         return html, False
     return html[:at] + box.rstrip("\n") + html[at:], True
-
-
-def _is_redirect_page(path: Path) -> bool:
-    try:
-        head = path.read_text(encoding="utf-8", errors="replace")[:400]
-    except OSError:
-        return False
-    return "<title>Moved:" in head

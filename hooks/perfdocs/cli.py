@@ -152,7 +152,7 @@ def cmd_redirects(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise UsageError(f"{project.display(path)}: not found")
     pages = {project.docs_path(p) for p in project.pages()}
-    rmap, problems = load_redirects(path.read_text(encoding="utf-8"), project.display(path), pages)
+    rmap, problems = load_redirects(path.read_bytes(), project.display(path), pages, project.redirect_hosts)
     for d in problems:
         print(d, file=sys.stderr)
     for old, target in sorted(rmap.pages.items()):

@@ -22,6 +22,7 @@ from .diagnostics import display_path
 from .history import SiteWide
 from .linkcheck import base_path
 from .matrix import scan_scenario_pages
+from .redirects import RedirectHosts, redirect_hosts
 from .text import markdown_slug, use_slugify
 from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
@@ -55,6 +56,8 @@ class Project:
     edit_uri: str | None
     use_directory_urls: bool = True  # page URLs as MkDocs writes them: dir/ or dir.html
     notebooks: str | None = None  # extra.perfdocs.notebooks: the notebook URL pattern of [[open-in-colab]]
+    redirect_hosts: RedirectHosts = RedirectHosts()  # extra.perfdocs.redirect_hosts, checked: where redirects may go
+    templates: tuple[str, ...] = ()  # site files MkDocs renders from the theme (404.html, sitemap.xml[.gz]...)
 
     # -- loading -----------------------------------------------------------------------
     @classmethod
@@ -81,6 +84,9 @@ class Project:
             edit_uri=config.edit_uri,
             use_directory_urls=bool(config.use_directory_urls),
             notebooks=_notebooks(config.get("extra")),
+            redirect_hosts=redirect_hosts(_perfdocs_setting(config.get("extra"), "redirect_hosts"), config_file,
+                                          display_path(config_file, root)),
+            templates=_templates(config),
         )
 
     @classmethod
@@ -179,6 +185,17 @@ def _notebooks(extra: Any) -> str | None:
     perfdocs = extra.get("perfdocs") if isinstance(extra, Mapping) else None
     value = perfdocs.get("notebooks") if isinstance(perfdocs, Mapping) else None
     return None if value is None else str(value)
+
+
+def _perfdocs_setting(extra: Any, name: str) -> Any:
+    perfdocs = extra.get("perfdocs") if isinstance(extra, Mapping) else None
+    return perfdocs.get(name) if isinstance(perfdocs, Mapping) else None
+
+
+def _templates(config: Any) -> tuple[str, ...]:
+    """The theme's static templates and extra_templates, as the files MkDocs writes (sitemap.xml also gzipped)."""
+    names = {*(getattr(config.theme, "static_templates", None) or ()), *(config.get("extra_templates") or ())}
+    return tuple(sorted(names | ({"sitemap.xml.gz"} if "sitemap.xml" in names else set())))
 
 
 def _under(root: Path, path: str | os.PathLike[str]) -> Path:

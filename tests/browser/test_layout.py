@@ -263,7 +263,7 @@ def tabs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if child.name != "assets":
             shutil.rmtree(child) if child.is_dir() else child.unlink()
     (docs / "index.md").write_text(TAB_PAGE, encoding="utf-8")
-    (project / "redirects.yml").write_text(yaml.safe_dump({"redirects": {}, "allowed_external_hosts": []}))
+    (project / "redirects.yml").write_text(yaml.safe_dump({"redirects": {}}))
     config = project / "mkdocs.yml"
     text = config.read_text(encoding="utf-8")
     assert text.count("\nnav:\n") == 1
