@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mkdocs.plugins import event_priority
 from perfdocs.build import BuildState
 
 STATE = BuildState()
@@ -27,6 +28,16 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
 
 def on_page_content(html: str, page: Any, **_: Any) -> str:
     return STATE.page_content(html, page)
+
+
+@event_priority(-100)  # after every plugin's on_env (mkdocs-autorefs rewrites page content there, at -50)
+def on_env(env: Any, config: Any, files: Any, **_: Any) -> None:
+    STATE.env(files)
+
+
+@event_priority(-100)  # the last to see the content before the template prints it
+def on_page_context(context: Any, page: Any, **_: Any) -> None:
+    STATE.page_context(page)
 
 
 def on_post_page(output: str, page: Any, **_: Any) -> None:

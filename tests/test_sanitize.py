@@ -90,7 +90,7 @@ def test_unsafe_constructs(fragment: str, expected: list[tuple[int, str, str]]) 
     "fragment",
     [
         '<kbd>Ctrl</kbd> H<sub>2</sub>O x<sup>2</sup><br><abbr title="t">T</abbr><mark>m</mark><del>d</del><ins>i</ins>',
-        '<span class="x">s</span><dl><dt>t</dt><dd>d</dd></dl><details open><summary>s</summary>b</details>',
+        '<span class="highlight">s</span><dl><dt>t</dt><dd>d</dd></dl><details open><summary>s</summary>b</details>',
         '<figure><picture><source srcset="a.webp 1x, b.webp 2x" type="image/webp"><img src="a.png" alt="a" '
         'width="10" loading="lazy"></picture><figcaption>c</figcaption></figure>',
         '<video controls poster="p.png" width="320"><source src="v.mp4" type="video/mp4"></video>',
@@ -101,7 +101,6 @@ def test_unsafe_constructs(fragment: str, expected: list[tuple[int, str, str]]) 
         '<span style="white-space:nowrap;">a b</span><img src="a.png" alt="a" style="width: 50%; float: right">',
         '<math display="block"><mrow><mi>x</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac></mrow></math>',
         '<div class="admonition tip" data-x="1" aria-label="a" role="note" id="i">x</div>',
-        '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio"><label for="__tabbed_1_1">A</label>',
         "</div>",
     ],
 )
@@ -116,6 +115,76 @@ def test_unknown_names_are_left_to_the_dialect() -> None:
     """A component the dialect did not convert (it reports it) is not ours to report; its tag is dropped."""
     assert unsafe_constructs("<Tip warning={true}>") == []
     assert clean_page("<Tip warning={true}><p>x</p></Tip>") == ("<p>x</p>", [])
+
+
+@pytest.mark.parametrize(
+    "fragment, message",
+    [
+        (
+            '<div id="__config" hidden>{}</div>',
+            "id '__config' is reserved for the theme (its ids start with two underscores or 'md-')",
+        ),
+        (
+            '<p id="md-header">x</p>',
+            "id 'md-header' is reserved for the theme (its ids start with two underscores or 'md-')",
+        ),
+        (
+            '<input id="__tabbed_1_1" type="radio">',
+            "id '__tabbed_1_1' is reserved for the theme (its ids start with two underscores or 'md-')",
+        ),
+        ('<div class="note md-dialog">x</div>', "class 'md-dialog' is reserved for the theme and the site's scripts"),
+        (
+            '<div class="perfdocs-estimator">x</div>',
+            "class 'perfdocs-estimator' is reserved for the theme and the site's scripts",
+        ),
+        (
+            '<span data-md-component="search">x</span>',
+            "attribute 'data-md-component' is reserved for the theme and the site's scripts",
+        ),
+        (
+            "<span data-perfdocs-copy-page>x</span>",
+            "attribute 'data-perfdocs-copy-page' is reserved for the theme and the site's scripts",
+        ),
+    ],
+)
+def test_names_the_theme_and_scripts_rely_on_are_refused_in_authored_html(fragment: str, message: str) -> None:
+    assert [(f.message, f.code) for f in unsafe_constructs(fragment)] == [(message, "reserved-name")]
+
+
+def test_the_output_keeps_only_the_extensions_own_reserved_names() -> None:
+    # pymdownx.tabbed writes __tabbed_ ids, pymdownx.highlight __codelineno- anchors, the dialect perfdocs-* classes
+    ours = (
+        '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio"><label for="__tabbed_1_1">A</label>'
+        '<a id="__codelineno-0-1" name="__codelineno-0-1"></a><div class="perfdocs-estimator" data-estimator="{}"></div>'
+    )
+    cleaned, findings = clean_page(ours)
+    assert findings == []
+    assert shape(cleaned) == shape(ours)
+    theirs = '<div id="__config">{}</div><p id="__tabbed_x">t</p><p class="note md-overlay" data-md-state="lock">o</p>'
+    cleaned, findings = clean_page(theirs)
+    assert [(f.message, f.offset) for f in findings] == [
+        ("id '__config' is reserved for the theme (its ids start with two underscores or 'md-')", theirs.index("id=")),
+        (
+            "id '__tabbed_x' is reserved for the theme (its ids start with two underscores or 'md-')",
+            theirs.index('id="__tabbed_x"'),
+        ),
+        ("class 'md-overlay' is reserved for the theme and the site's scripts", theirs.index("class=")),
+        ("attribute 'data-md-state' is reserved for the theme and the site's scripts", theirs.index("data-md-state")),
+    ]
+    assert cleaned == '<div>{}</div><p>t</p><p class="note">o</p>'
+
+
+def test_classes_nothing_writes_are_dropped_from_the_output_without_a_report() -> None:
+    # pages pasted from doc-builder carry Tailwind classes; nothing styles them here
+    cleaned, findings = clean_page(
+        '<div class="flex justify-center highlight"><span class="n">x</span><span class="l-Scalar-Plain">y</span>'
+        '<span class="nX">z</span></div><details class="arg"><summary>s</summary></details>'
+    )
+    assert findings == []
+    assert cleaned == (
+        '<div class="highlight"><span class="n">x</span><span class="l-Scalar-Plain">y</span><span>z</span></div>'
+        '<details class="arg"><summary>s</summary></details>'
+    )
 
 
 def shape(html: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:

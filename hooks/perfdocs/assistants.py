@@ -15,6 +15,7 @@ it found them, and each is read with markdown-it's own link parsers.
 
 from __future__ import annotations
 
+import html
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -149,38 +150,43 @@ class PageEntry:
 
 def llms_txt(name: str, summary: str | None, sections: list[tuple[str, list[PageEntry]]]) -> str:
     """The /llms.txt index: H1 site name, a blockquote summary, one H2 per nav section listing its pages."""
-    out = [f"# {name}", ""]
+    out = [f"# {_text(name)}", ""]
     if summary:
-        out += [f"> {summary}", ""]
+        out += [f"> {_text(summary)}", ""]
     out += [
         "Each link is one page of the guide as Markdown, with its shared explanations expanded in place. "
         "The same page as HTML is at the link's address without the final `.md`.",
         "",
     ]
     for title, entries in sections:
-        out += [f"## {title}", ""]
+        out += [f"## {_text(title)}", ""]
         for entry in entries:
             item = f"- [{_link_text(entry.title)}]({entry.url})"
-            out.append(item + (f": {' '.join(entry.description.split())}" if entry.description else ""))
+            out.append(item + (f": {_text(' '.join(entry.description.split()))}" if entry.description else ""))
         out.append("")
     return "\n".join(out)
 
 
+def _text(text: str) -> str:
+    """Text as Markdown shows it as written: no tag, entity or raw HTML (titles and descriptions are text)."""
+    return html.escape(text, quote=False)
+
+
 def _link_text(title: str) -> str:
-    return title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return _text(title).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def nav_sections(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
     """MkDocs nav items as (title, pages): each top-level section with every page under it, in nav order, and
-    each top-level page as a section of its own under its nav title."""
+    each top-level page as a section of its own under its nav title. Titles as text (the theme's are HTML)."""
     sections = []
     for item in items:
         if getattr(item, "is_page", False):
-            sections.append((str(item.title), [item]))
+            sections.append((html.unescape(str(item.title)), [item]))
         elif getattr(item, "is_section", False):
             pages = list(_pages_under(item.children))
             if pages:
-                sections.append((str(item.title), pages))
+                sections.append((html.unescape(str(item.title)), pages))
     return sections
 
 
@@ -225,8 +231,16 @@ def write_files(
     return written, problems
 
 
-def write_llms_txt(site: Path, config: Any, nav: Any, written: Mapping[str, str], titles: Mapping[str, str]) -> None:
-    """``site/llms.txt`` from the nav: links absolute under ``site_url`` when there is one, else site-relative."""
+def write_llms_txt(
+    site: Path,
+    config: Any,
+    nav: Any,
+    written: Mapping[str, str],
+    titles: Mapping[str, str],
+    descriptions: Mapping[str, str | None],
+) -> None:
+    """``site/llms.txt`` from the nav: links absolute under ``site_url`` when there is one, else site-relative.
+    ``titles`` and ``descriptions`` are the pages' as text (the theme's copies are escaped)."""
     base = config.site_url or ""
     sections = []
     for title, pages in nav_sections(nav.items if nav is not None else []):
@@ -234,7 +248,7 @@ def write_llms_txt(site: Path, config: Any, nav: Any, written: Mapping[str, str]
             PageEntry(
                 titles.get(p.file.src_uri) or str(p.title),
                 urljoin(base, written[p.file.src_uri]) if base else written[p.file.src_uri],
-                (p.meta or {}).get("description"),
+                descriptions.get(p.file.src_uri),
             )
             for p in pages
             if p.file.src_uri in written

@@ -11,7 +11,7 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from .linkcheck import (
     to_diagnostics,
 )
 from .matrix import generated_components
+from .metadata import refused_keys
 from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
 from .project import Project, scenario_index
@@ -60,7 +61,7 @@ REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 
 
-def _render_chunk(pages: list[tuple[str, str, str, str, dict]]) -> list[tuple[list[Diagnostic], Rendered]]:
+def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered]]:
     assert _RENDERING is not None
     return [_RENDERING.render_page(*page) for page in pages]
 
@@ -82,7 +83,10 @@ class BuildState:
     library: SnippetLibrary | None = None
     redirects: RedirectMap = field(default_factory=RedirectMap)
     page_urls: dict[str, str] = field(default_factory=dict)
-    page_titles: dict[str, str] = field(default_factory=dict)
+    page_titles: dict[str, str] = field(default_factory=dict)  # docs path -> title, as text
+    page_descriptions: dict[str, str | None] = field(default_factory=dict)  # docs path -> description, as text
+    cleaned: dict[str, str] = field(default_factory=dict)  # docs path -> content as the sanitiser left it
+    sources: dict[str, str] = field(default_factory=dict)  # docs path -> the page file's text, read once
     page_ids: dict[str, set[str]] = field(default_factory=dict)
     inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
@@ -152,6 +156,23 @@ class BuildState:
     def files(self, files: Any) -> Any:
         for file in [f for f in files if f.src_uri.startswith(THEORY_DIR + "/")]:
             files.remove(file)
+        assert self.project is not None
+        outside = outside_project(
+            [(f.src_uri, f.abs_src_path) for f in files if f.abs_src_path], self.project.docs_dir, self.root
+        )
+        for link, target in outside.links.items():
+            self.report(
+                [
+                    Diagnostic(
+                        Location(self.display(self.project.docs_dir / link), 1),
+                        f"links to {target}, outside the project: it is not published",
+                        "path-outside-root",
+                        hint="copy the file into the project instead of linking to it",
+                    )
+                ]
+            )
+        for file in [f for f in files if f.src_uri in outside.files]:
+            files.remove(file)
         for file in list(files.documentation_pages()):
             problem = self._unreadable(file)
             if problem:  # MkDocs would stop with a traceback; the build goes on without the page instead
@@ -160,7 +181,7 @@ class BuildState:
         pages = {f.src_uri for f in files.documentation_pages()}
         assert self.library is not None
         self.scenario_pages = scenario_index(
-            [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()],
+            [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()],
             self.library,
         )
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
@@ -189,12 +210,15 @@ class BuildState:
         """Every [[autodoc]] entry of the site, registered before any page is converted (links need them all)."""
         if self.api_config is None:
             return None
-        pages = [(f.src_uri, self.display(f.abs_src_path), f.content_string) for f in files.documentation_pages()]
+        pages = [
+            (f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()
+        ]
         index = build_index(self.api_config, pages)
         self.report(index.problems)
         return index
 
     def _unreadable(self, file: Any) -> Diagnostic | None:
+        """Why a page cannot be built, else None; its text, read here once, goes to ``self.sources``."""
         try:
             source = file.content_string
         except UnicodeDecodeError as exc:
@@ -204,7 +228,17 @@ class BuildState:
                 "bad-encoding",
                 hint="save the file as UTF-8",
             )
+        except OSError as exc:  # renamed or deleted since MkDocs listed the files (a save under mkdocs serve)
+            return Diagnostic(
+                Location(self.display(file.abs_src_path), 1),
+                f"page could not be read ({exc.strerror or exc}): it was moved or deleted while the site was built",
+                "unreadable-page",
+                level="warning",
+                hint="the next build picks up the change",
+            )
         problems = page_problems(source, self.display(file.abs_src_path))
+        if not problems:
+            self.sources[file.src_uri] = source
         return problems[0] if problems else None
 
     def nav(self, nav: Any, config: Any, files: Any) -> None:
@@ -233,18 +267,20 @@ class BuildState:
             return None
         return edit_base + self.project.docs_path(self.project.root / snippet.path)
 
-    def render_page(
-        self, src_uri: str, display: str, source: str, markdown: str, meta: dict
-    ) -> tuple[list[Diagnostic], Rendered]:
-        """A page's Markdown (as MkDocs hands it over, front matter parsed into ``meta``) through theory
-        expansion and the dialect: the front matter problems, and the result."""
+    def render_page(self, src_uri: str, display: str, source: str, markdown: str) -> tuple[list[Diagnostic], Rendered]:
+        """A page's Markdown (its body, as MkDocs hands it over) through theory expansion and the dialect: the
+        front matter problems, and the result."""
         assert self.library is not None
         source = source.replace("\r\n", "\n")
         # MkDocs drops front matter it cannot parse without a word, and a plugin (git-revision-date) may
-        # already have filled ``meta`` by then: parse the source's front matter always, to say why.
+        # already have filled page.meta by then: the source's own front matter is what is checked.
         front = split_front_matter(source) if source.startswith("---") else None
         scenario, problems = page_scenario(
-            source, meta, front.error if front else None, front.error_line if front else 1, display
+            source,
+            front.data if front else {},
+            front.error if front else None,
+            front.error_line if front else 1,
+            display,
         )
         rendered = render_body(
             markdown,
@@ -269,11 +305,11 @@ class BuildState:
         global _RENDERING
         pages = []
         for file in files.documentation_pages():
-            source = file.content_string
+            source = self.sources[file.src_uri]
             if "<TechniqueMatrix" in source:
                 continue
-            markdown, meta = get_data(source)
-            pages.append((file.src_uri, self.display(file.abs_src_path), source, markdown, meta))
+            markdown, _ = get_data(source)
+            pages.append((file.src_uri, self.display(file.abs_src_path), source, markdown))
         _RENDERING = self
         try:
             done = fork_map(_render_chunk, pages)
@@ -284,13 +320,17 @@ class BuildState:
     def page_markdown(self, markdown: str, page: Any) -> str:
         ahead = self.prerendered.pop(page.file.src_uri, None)
         display = self.display(page.file.abs_src_path)
+        source = self.sources.get(page.file.src_uri)
         if ahead is not None and ahead[0] == markdown:
             problems, rendered = ahead[1]
         else:
             problems, rendered = self.render_page(
-                page.file.src_uri, display, page.file.content_string, markdown, page.meta
+                page.file.src_uri, display, page.file.content_string if source is None else source, markdown
             )
         self.report(problems + rendered.diagnostics)
+        if source is not None and source.startswith("---"):  # what the page may not say has no effect either
+            for key in refused_keys(split_front_matter(source).data):
+                page.meta.pop(key, None)
         self.markdown[page.file.src_uri] = PageMarkdown(
             rendered.text,
             rendered.source_map,
@@ -331,13 +371,39 @@ class BuildState:
                 cleaned = error_box(new) + cleaned
         self.content_links[page.file.dest_uri] = parse_page(cleaned)
         self.search_texts[page.url] = section_texts(cleaned)
+        self.cleaned[page.file.src_uri] = cleaned
         return cleaned
+
+    def env(self, files: Any) -> None:
+        """After every plugin's on_env, before any template runs: each page's title and description kept as the
+        text they are (redirect pages, llms.txt), and escaped on the page objects the theme prints. Material
+        prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
+        page and in the nav and footer of its neighbours, so every page is escaped before any is rendered."""
+        for file in files.documentation_pages():
+            if file.page is not None:
+                self.page_titles[file.src_uri], self.page_descriptions[file.src_uri] = theme_text(file.page)
+
+    def page_context(self, page: Any) -> None:
+        """The last look at a page's content before its template prints it: a plugin that changed the content
+        after the sanitiser (mkdocs-autorefs rewrites <autoref> into links in on_env, re-reading attributes
+        with their entities decoded) gets its output through the same allowlist, and what that removes is an
+        error at the Markdown line that wrote it."""
+        cleaned = self.cleaned.get(page.file.src_uri)
+        if page.content is None or cleaned is None or page.content == cleaned:
+            return
+        content, findings = clean_page(page.content, after_plugins=True)
+        if findings:
+            markdown = self.markdown.get(page.file.src_uri)
+            located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
+            self.report(
+                [replace(d, hint="written by a plugin after the sanitiser; removed from the page") for d in located]
+            )
+        page.content = content
 
     def post_page(self, output: str, page: Any) -> None:
         if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
             content = self.content_links.get(page.file.dest_uri)
             self.page_ids[page.file.src_uri] = content.ids if content else page_ids(output)
-        self.page_titles[page.file.src_uri] = page.meta.get("title") or page.title or page.file.src_uri
 
     def post_build(self, config: Any) -> None:
         assert self.project is not None
@@ -366,8 +432,14 @@ class BuildState:
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         size = write_index(site, self.search_texts)
         if size:
-            log.info("perfdocs: search index: %d sections, %d bytes (gzip %d), fetched on the first query; page loads "
-                     "fetch %d bytes", size.sections, size.raw, size.gzip, size.stub)
+            log.info(
+                "perfdocs: search index: %d sections, %d bytes (gzip %d), fetched on the first query; page loads "
+                "fetch %d bytes",
+                size.sections,
+                size.raw,
+                size.gzip,
+                size.stub,
+            )
 
     def write_for_assistants(self, site: Path, config: Any, taken: set[str]) -> None:
         """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""
@@ -376,7 +448,7 @@ class BuildState:
             site, pages, self.page_urls, self.dest_of, taken, self.display(config.config_file_path)
         )
         self.report(problems)
-        write_llms_txt(site, config, self.site_nav, written, self.page_titles)
+        write_llms_txt(site, config, self.site_nav, written, self.page_titles, self.page_descriptions)
 
     def site_label(self, site: Path) -> str:
         """How diagnostics name the built site: its path under the project, else (a temporary directory, as
@@ -404,6 +476,51 @@ class BuildState:
 
     def watch_paths(self) -> list[str]:
         return [os.fspath(self.project.redirects_file)] if self.project else []
+
+
+@dataclass
+class Outside:
+    links: dict[str, str]  # docs-relative symlink -> where it leads (the first link on each file's path)
+    files: set[str]  # docs-relative paths of the files behind them
+
+
+def outside_project(files: list[tuple[str, str]], docs_dir: Path, root: Path) -> Outside:
+    """The files of the site (docs-relative path, absolute path) that are symlinks, or lie under symlinked
+    folders, leading out of the project: MkDocs follows both and would publish /etc/hostname as a page."""
+    project = root.resolve()
+    found = Outside({}, set())
+    for rel, path in files:
+        if not Path(path).is_relative_to(docs_dir) or Path(path).resolve().is_relative_to(project):
+            continue  # a theme's file, or one inside the project
+        found.files.add(rel)
+        parts = Path(rel).parts
+        heads = (Path(*parts[: i + 1]) for i in range(len(parts)))
+        link = next((head for head in heads if (docs_dir / head).is_symlink()), Path(rel))
+        found.links.setdefault(link.as_posix(), os.path.realpath(docs_dir / link))
+    return found
+
+
+def theme_text(page: Any) -> tuple[str, str | None]:
+    """A page's title and description as text, after escaping both on ``page`` for the theme's templates.
+
+    A front matter title or description is text (metadata.py reports markup in them, and a value that is not
+    a string, which is dropped here so the H1 gives the title); a title from the H1, the nav or the file name
+    is HTML already, as Python-Markdown escapes a heading's text."""
+    meta = page.meta
+    for key in ("title", "description"):
+        if key in meta and not isinstance(meta[key], str):
+            del meta[key]
+    # page.title: the nav's title (mkdocs.yml, set on the instance), else the front matter's, else the H1's
+    nav_title = vars(page).get("title")
+    shown = unescape(nav_title) if isinstance(nav_title, str) else meta.get("title") or unescape(page.title or "")
+    title = meta.get("title") or shown or page.file.src_uri
+    description = meta.get("description")
+    page.title = escape(shown)
+    if "title" in meta:
+        meta["title"] = escape(meta["title"])
+    if description is not None:
+        meta["description"] = escape(description)
+    return title, description
 
 
 def quiet_link_validation(config: Any) -> None:

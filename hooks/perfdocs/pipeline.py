@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site, convert
+from .metadata import page_front_matter_problems
 from .text import front_matter_key_line, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -121,20 +122,13 @@ def render_source(
 
 
 def page_scenario(
-    source: str, meta: dict, error: str | None, error_line: int, page_path: str
+    source: str, data: dict, error: str | None, error_line: int, page_path: str
 ) -> tuple[str | None, list[Diagnostic]]:
-    """The page's ``scenario`` front matter value, and the problems with its front matter."""
+    """The page's ``scenario`` front matter value, and the problems with its front matter (``data``: the front
+    matter of ``source`` as parsed, never a dict a plugin filled)."""
     problems: list[Diagnostic] = []
     if error:
         problems.append(Diagnostic(Location(page_path, error_line), error, "bad-front-matter"))
-    scenario = meta.get("scenario")
-    if scenario is not None and not isinstance(scenario, str):
-        problems.append(
-            Diagnostic(
-                Location(page_path, front_matter_key_line(source, "scenario")),
-                f"front matter 'scenario' must be a string, got {type(scenario).__name__}",
-                "bad-front-matter",
-            )
-        )
-        scenario = None
-    return scenario, problems
+    problems += page_front_matter_problems(data, source, page_path)
+    scenario = data.get("scenario")
+    return (scenario if isinstance(scenario, str) else None), problems

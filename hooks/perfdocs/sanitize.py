@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import nh3
+from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .html import srcset_urls
@@ -34,7 +35,8 @@ __all__ = [
     "youtube_placeholder",
 ]
 
-FORBIDDEN_HTML, UNSAFE_URL = "forbidden-html", "unsafe-url"
+FORBIDDEN_HTML, UNSAFE_URL, RESERVED_NAME = "forbidden-html", "unsafe-url", "reserved-name"
+REMOVED_HTML = frozenset({FORBIDDEN_HTML, UNSAFE_URL, RESERVED_NAME})  # the codes of what the allowlist removes
 
 # MathML as KaTeX 0.16 writes it (output: "mathml"; the trust option off, so no mglyph and no href): the
 # elements and, per element, the attributes its MathML builders set. No annotation-xml (an HTML integration
@@ -132,6 +134,37 @@ STYLE_PROPERTIES = frozenset(
     {"text-align", "white-space", "vertical-align", "font-weight", "font-style", "text-decoration"}
     | {"width", "max-width", "min-width", "height", "max-height", "float"}
 )
+# Names the theme and the site's scripts find elements by. Content using them stands in for the theme's own
+# elements: Material reads its settings from the first element with id __config (a page's <div id="__config">
+# would point the search worker at a data: URL), binds components to data-md-* attributes, and its md-* classes
+# bring fixed-position panels a page could lay over the whole screen. Pages never write them; the dialect and
+# the Markdown extensions write only the forms below.
+RESERVED_ID_PREFIXES = ("__", "md-")
+RESERVED_CLASS_PREFIXES = ("md-",)
+RESERVED_ATTRIBUTE_PREFIXES = ("data-md-",)
+# Authors' raw HTML may not use the names the site's scripts and the hooks act on either: the calculator mounts on
+# .perfdocs-estimator, the page actions and tab hints are found by class, a .perfdocs-video gets a player.
+AUTHOR_RESERVED_CLASS_PREFIXES = (
+    "md-",
+    "perfdocs-estimator",
+    "perfdocs-page-actions",
+    "perfdocs-tab-hint",
+    "perfdocs-report",
+    "perfdocs-video",
+)
+AUTHOR_RESERVED_ATTRIBUTE_PREFIXES = ("data-md-", "data-perfdocs-")
+# The classes content keeps: what the dialect, the Markdown extensions (admonition, pymdownx.details/tabbed/
+# highlight, toc), mkdocstrings and KaTeX write. Any other class is dropped from the output (nothing styles it
+# here); reserved ones are reported too.
+CONTENT_CLASSES = frozenset(
+    """
+admonition admonition-title note abstract summary tldr info todo tip hint important success check done question
+help faq warning caution attention failure fail missing danger error bug example quote cite
+tabbed-set tabbed-alternate tabbed-labels tabbed-content tabbed-block highlight linenos linenodiv filename
+headerlink toclink katex katex-display katex-error autorefs autorefs-internal autorefs-external doc first
+""".split()
+)
+CONTENT_CLASS_PREFIXES = ("doc-", "perfdocs-", "language-")
 CLEAN_CONTENT_TAGS = frozenset({"script", "style"})
 # Known elements the allowlist removes: reported as "raw <x> is not allowed". Other unknown names
 # (components such as <Tip>, custom elements) are the dialect's to report.
@@ -169,15 +202,13 @@ _ATTRIBUTES = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
 _SCHEMES, _STYLES = set(URL_SCHEMES), set(STYLE_PROPERTIES)
 
 
-def _clean(html: str) -> str:
-    lowered = html.lower()
-    needs_filter = "srcset" in lowered or "cite" in lowered  # the URL attributes ammonia does not check
+def _clean(html: str, tags: set[str] = _TAGS) -> str:
     return nh3.clean(
         html,
-        tags=_TAGS,
+        tags=tags,
         clean_content_tags=_CLEAN_CONTENT,
         attributes=_ATTRIBUTES,
-        attribute_filter=_url_filter if needs_filter else None,
+        attribute_filter=_attribute_filter,
         strip_comments=True,
         link_rel=None,
         generic_attribute_prefixes=_PREFIXES,
@@ -186,12 +217,49 @@ def _clean(html: str) -> str:
     )
 
 
-def _url_filter(tag: str, attribute: str, value: str) -> str | None:
+def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+    """What nh3 keeps of each attribute it allows: the URL attributes ammonia does not check, the classes content
+    may have, and no reserved id or data-md-* attribute (see RESERVED_ID_PREFIXES)."""
+    if attribute == "class":
+        names = value.split()
+        if tag == "details" or "admonition" in names:  # an admonition's type is its class, and any word is a type
+            kept = [name for name in names if not name.startswith(RESERVED_CLASS_PREFIXES)]
+        else:
+            kept = [name for name in names if is_content_class(name)]
+        return value if len(kept) == len(names) else " ".join(kept) or None
+    if attribute == "id":
+        return None if reserved_id(value, written_by_extension=True) else value
+    if attribute.startswith(RESERVED_ATTRIBUTE_PREFIXES):
+        return None
     if attribute == "srcset":
         return value if all(_allowed_url(url) for url in srcset_urls(value)) else None
     if attribute == "cite":
         return value if _allowed_url(value) else None
     return value
+
+
+def is_content_class(name: str) -> bool:
+    """A class the dialect, the Markdown extensions or a Pygments token writes (see CONTENT_CLASSES)."""
+    if name in CONTENT_CLASSES or name.startswith(CONTENT_CLASS_PREFIXES):
+        return True
+    short, *parts = name.split("-")  # Pygments: the token's short name, then sub-types ("l-Scalar-Plain")
+    return short in _PYGMENTS_CLASSES and all(part[:1].isupper() for part in parts)
+
+
+def reserved_id(value: str, written_by_extension: bool) -> bool:
+    """An id the theme looks elements up by; ``written_by_extension``: the output, where pymdownx.tabbed's
+    ``__tabbed_1_2`` and pymdownx.highlight's ``__codelineno-0-3`` are the extensions' own."""
+    if not value.startswith(RESERVED_ID_PREFIXES):
+        return False
+    if written_by_extension:
+        for prefix, separator in (("__tabbed_", "_"), ("__codelineno-", "-")):
+            numbers = value.removeprefix(prefix).split(separator)
+            if value.startswith(prefix) and all(n.isdigit() for n in numbers):
+                return False
+    return True
+
+
+_PYGMENTS_CLASSES = frozenset(name for name in STANDARD_TYPES.values() if name)
 
 
 # -- URLs ----------------------------------------------------------------------------------------
@@ -234,6 +302,7 @@ class _Removal:
     message: str
     code: str
     scheme: str = ""
+    construct: str = ""  # what the source wrote, when not the attribute's name (a reserved id or class)
 
 
 def _style_allowed(value: str) -> bool:
@@ -248,7 +317,24 @@ def _style_allowed(value: str) -> bool:
     return kept.count(":") >= len(declarations)
 
 
-def _attribute_removal(tag: str, name: str, value: str) -> _Removal | None:
+def _reserved_removal(name: str, value: str, authored: bool) -> _Removal | None:
+    """An id, class or data attribute the theme or the site's scripts rely on (RESERVED_ID_PREFIXES)."""
+    if name == "id" and reserved_id(value, written_by_extension=not authored):
+        message = f"id '{value}' is reserved for the theme (its ids start with two underscores or 'md-')"
+        return _Removal(name, message, RESERVED_NAME, construct=value)
+    if name == "class":
+        prefixes = AUTHOR_RESERVED_CLASS_PREFIXES if authored else RESERVED_CLASS_PREFIXES
+        taken = next((c for c in value.split() if c.startswith(prefixes)), None)
+        if taken:
+            message = f"class '{taken}' is reserved for the theme and the site's scripts"
+            return _Removal(name, message, RESERVED_NAME, construct=taken)
+    attribute_prefixes = AUTHOR_RESERVED_ATTRIBUTE_PREFIXES if authored else RESERVED_ATTRIBUTE_PREFIXES
+    if name.startswith(attribute_prefixes):
+        return _Removal(name, f"attribute '{name}' is reserved for the theme and the site's scripts", RESERVED_NAME)
+    return None
+
+
+def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None:
     if name.startswith("on"):
         return _Removal(name, f"event handler attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
     allowed = (
@@ -258,6 +344,9 @@ def _attribute_removal(tag: str, name: str, value: str) -> _Removal | None:
     )
     if not allowed:
         return _Removal(name, f"attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
+    reserved = _reserved_removal(name, value, authored)
+    if reserved:
+        return reserved
     if name == "style" and not _style_allowed(value):
         message = f"style properties other than {', '.join(sorted(STYLE_PROPERTIES))} are not allowed in pages"
         return _Removal(name, message, FORBIDDEN_HTML)
@@ -268,7 +357,10 @@ def _attribute_removal(tag: str, name: str, value: str) -> _Removal | None:
     return None
 
 
-def _element_removals(tag: str, node: LexborNode) -> list[_Removal]:
+def _element_removals(tag: str, node: LexborNode, authored: bool) -> list[_Removal]:
+    if authored and tag == "autoref":  # its attributes are written back unescaped when the link is resolved
+        message = "raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write [`Name`] for an API link)"
+        return [_Removal(None, message, FORBIDDEN_HTML)]
     if tag in KNOWN_FORBIDDEN:
         parent = (node.parent.tag or "").lower() if node.parent is not None else ""
         if parent in KNOWN_FORBIDDEN:
@@ -276,11 +368,18 @@ def _element_removals(tag: str, node: LexborNode) -> list[_Removal]:
         return [_Removal(None, f"raw <{tag}> is not allowed in pages", FORBIDDEN_HTML)]
     if tag not in ALLOWED_TAGS:
         return []  # unknown names (components, custom elements): the dialect reports them
-    return [r for name, value in node.attributes.items() if (r := _attribute_removal(tag, name.lower(), value or ""))]
+    return [
+        r
+        for name, value in node.attributes.items()
+        if (r := _attribute_removal(tag, name.lower(), value or "", authored))
+    ]
 
 
-def _removals(text: str) -> list[tuple[str, int, list[_Removal]]]:
-    """(tag, ordinal among the elements of that name, removals) for each element that loses something."""
+def _removals(text: str, authored: bool) -> list[tuple[str, int, list[_Removal]]]:
+    """(tag, ordinal among the elements of that name, removals) for each element that loses something.
+
+    ``authored``: ``text`` is raw HTML an author wrote (the toolchain's own names are refused too), else the
+    rendered content, where the dialect and the extensions wrote them."""
     root = LexborHTMLParser(text, is_fragment=True).root
     if root is None:
         return []
@@ -292,7 +391,7 @@ def _removals(text: str) -> list[tuple[str, int, list[_Removal]]]:
             continue
         ordinal = seen.get(tag, 0)
         seen[tag] = ordinal + 1
-        removals = _element_removals(tag, node)
+        removals = _element_removals(tag, node, authored)
         if removals:
             found.append((tag, ordinal, removals))
     return found
@@ -300,7 +399,7 @@ def _removals(text: str) -> list[tuple[str, int, list[_Removal]]]:
 
 def unsafe_constructs(fragment: str) -> list[Finding]:
     """What the allowlist would remove from one raw-HTML fragment of a page, in source order."""
-    return _findings(fragment, _removals(fragment))
+    return _findings(fragment, _removals(fragment, authored=True))
 
 
 # -- locating a construct in the text ----------------------------------------------------------
@@ -386,7 +485,7 @@ def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> lis
                     _offset(start, removal.attribute),
                     removal.message,
                     removal.code,
-                    f"<{name}" if removal.attribute is None else removal.attribute,
+                    f"<{name}" if removal.attribute is None else removal.construct or removal.attribute,
                     removal.scheme,
                 )
             )
@@ -402,13 +501,18 @@ def _offset(tag: StartTag | None, attribute: str | None) -> int:
 
 
 # -- a page's content ----------------------------------------------------------------------------
-def clean_page(html: str) -> tuple[str, list[Finding]]:
+# After mkdocs-autorefs has replaced its placeholders (on_env), none is left to keep.
+_TAGS_AFTER_PLUGINS = _TAGS - {"autoref"}
+
+
+def clean_page(html: str, after_plugins: bool = False) -> tuple[str, list[Finding]]:
     """A page's content HTML through the allowlist, placeholders turned into embeds, and what was removed.
 
-    Offsets of the findings are in ``html``.
+    ``after_plugins``: the content as plugins left it after the first pass (no ``<autoref>`` placeholders
+    are kept then). Offsets of the findings are in ``html``.
     """
-    findings = _findings(html, _removals(html))
-    cleaned = _clean(html)
+    findings = _findings(html, _removals(html, authored=False))
+    cleaned = _clean(html, _TAGS_AFTER_PLUGINS if after_plugins else _TAGS)
     if VIDEO_CLASS in cleaned:
         cleaned, bad_ids = _fill_videos(cleaned)
         findings += [_bad_video(html, video_id) for video_id in bad_ids]
