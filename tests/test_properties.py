@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from perfdocs.diagnostics import SourceMap
 from perfdocs.dialect import convert
 from perfdocs.pipeline import duplicate_ids, render_body
+from perfdocs.sanitize import clean_page
 from perfdocs.text import code_line_mask
 from perfdocs.theory import SnippetLibrary
 
@@ -234,3 +235,78 @@ def test_heading_ids_stay_unique_when_snippets_repeat(
         }
     )
     assert all(o.path in files and 1 <= o.line <= files[o.path] for o in rendered.source_map.origins)
+
+
+# -- one reading of HTML structure ---------------------------------------------------------------------------------
+# markdown-it decides what the dialect checks (a comment, code), Python-Markdown and the browser what the page
+# becomes. Where they could disagree (comments HTML5 ends early, processing instructions, CDATA, declarations,
+# raw-text blocks, fences never closed), a construct the dialect did not check must not become markup: either it
+# reports an error, or the rendered page has nothing of the probe but its text.
+OPENERS = st.sampled_from(
+    [
+        "<!-- a --!> ",
+        "<!--> ",
+        "<!---> ",
+        "<!-- a -- b ",
+        "<?x ",
+        "<![CDATA[ ",
+        "<!DOCTYPE x ",
+        "```\n",
+        "~~~~\n",
+        "<pre>\n",
+        "<div>\n",
+        "`",
+        "",
+    ]
+)
+PROBES = st.sampled_from(
+    ['<autoref identifier="p" optional>q</autoref>', '<span onclick="p">q</span>', "<img src=x onerror=p>"]
+)
+CLOSERS = st.sampled_from([" -->", " ?>", " ]]>", ">", "", "\n```", "\n\nafter"])
+CONTAINERS = st.sampled_from(["", "- ", "1. ", "> ", "Text "])
+PYTHON_MARKDOWN = [
+    "admonition",
+    "attr_list",
+    "md_in_html",
+    "tables",
+    "pymdownx.details",
+    "pymdownx.superfences",
+    "pymdownx.tabbed",
+]
+
+
+def probe_markup(html: str) -> list[str]:
+    from selectolax.lexbor import LexborHTMLParser
+
+    root = LexborHTMLParser(html).body
+    found = []
+    for node in root.traverse(include_text=False) if root is not None else []:
+        if node.tag == "autoref":
+            found.append("<autoref>")
+        found += [f"{node.tag} {name}" for name in node.attributes if name.startswith("on")]
+    return found
+
+
+@SETTINGS
+@given(CONTAINERS, OPENERS, PROBES, CLOSERS)
+def test_what_the_dialect_did_not_check_never_becomes_markup(
+    container: str, opener: str, probe: str, closer: str
+) -> None:
+    import markdown
+
+    body = opener + probe + closer
+    indent = " " * len(container) if container.strip() in ("-", "1.") else ("> " if container == "> " else "")
+    lines = body.split("\n")
+    text = "# Page\n\n" + container + lines[0] + "".join("\n" + (indent + line if line else "") for line in lines[1:])
+    converted = convert(text + "\n", ident(text + "\n"))
+    html = markdown.markdown(
+        converted.text,
+        extensions=PYTHON_MARKDOWN,
+        extension_configs={"pymdownx.tabbed": {"alternate_style": True}},
+    )
+    cleaned, findings = clean_page(html)  # what the build does with the HTML, and reports
+    if any(d.level == "error" for d in converted.diagnostics) or findings:
+        # reported: the page keeps no handler; an <autoref> left is resolved by mkdocs-autorefs and cleaned again
+        assert [m for m in probe_markup(cleaned) if m != "<autoref>"] == [], (text, converted.text)
+        return
+    assert probe_markup(html) == [], (text, converted.text)

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from markdown_it.token import Token
+
 from . import budgets, docbuilder, mathtex
 from . import markdown as md
 from .apirefs import (
@@ -38,7 +40,7 @@ from .apirefs import (
 )
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .html import locate, parse_page
-from .sanitize import URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
+from .sanitize import REMOVED_HTML, URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
 from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE
 
 ATTR_RE = re.compile(
@@ -90,6 +92,15 @@ EXPANDED_EARLIER = {"Theory", "Only"}
 LITERALINCLUDE_KEYS = {"path", "language", "start-after", "end-before", "dedent"}
 SEPARATED = {"bullet_list", "ordered_list", "blockquote", "fence", "heading", "hr"}
 # what makes a block worth an inline parse ("][": a reference link, or text Python-Markdown would read as one)
+# Bounds on what one page may ask of the renderers, each found by input that stalled or crashed a build: 500
+# nested <Tip> overflowed the dialect's stack, lists nested 300 deep overflow Python-Markdown's, and its link
+# pattern is quadratic in the '[' of one paragraph (1,000 take 0.2 s, 4,000 take 7 s, 16,000 take 83 s).
+MAX_COMPONENT_DEPTH = 24
+# Lists and blockquotes inside each other. markdown-it stops reading a document past 20 token levels (a list and
+# its item are two), so the limit is reached before it drops anything.
+MAX_CONTAINER_DEPTH = 8
+CONTAINERS = frozenset({"blockquote_open", "bullet_list_open", "ordered_list_open"})
+MAX_BRACKETS = 1_000  # '[' in one paragraph, heading or table
 INLINE_MARKS = ("<", "](", "]:", "[`", "$", "\\(", "\\[", "][", "] [", "]\n[")
 PAGE_SUFFIXES = (".md", ".mdx")
 MARKER_RE = re.compile(r"^\[\[(?P<name>[A-Za-z][\w-]*)\]\](?P<rest>.*)$")  # [[open-in-colab]], [[autodoc]] X
@@ -268,6 +279,16 @@ class _Converter:
     def _inline_block(self, block: md.Block, lines: list[Line], stack: list[Node]) -> None:
         region = lines[block.start : block.end]
         raw = "\n".join(line.text for line in region)
+        brackets = raw.count("[")
+        if brackets > MAX_BRACKETS:
+            message = (
+                f"this {block.kind} has {brackets:,} '[' (the limit is {MAX_BRACKETS:,}): Python-Markdown takes minutes"
+            )
+            self.error(region[0], 0, message, "too-long", hint="it is left out; put long literal text in a code block")
+            node = Node("#error", {}, block.start, region[0].col0 + 1, (block.end - 1, len(region[-1].text)))
+            node.message = f"{self.location(region[0])}: {message}"
+            stack[-1].children.append(node)
+            return
         if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
             stack[-1].children.append(block)
             return
@@ -285,6 +306,10 @@ class _Converter:
         masked = list(raw)
         for a, b in [*found.literal, *((tag.start, tag.end) for tag in found.tags)]:
             masked[a:b] = " " * (b - a)
+        for offset, source in found.html:
+            if md.is_markup_declaration(source):
+                at = pos(offset)
+                self._declaration(lines[at[0]], at[1])
         if "<" in masked:  # raw HTML outside code: what the allowlist would remove, and its links and ids
             self._check_fragment(lines, pos(0), "".join(masked))
             self._html_links(lines, pos(0), "".join(masked))
@@ -364,8 +389,12 @@ class _Converter:
                 self.edit(lines[row], col, col_end, text)
             else:
                 self.error(lines[row], col, "<MemoryBudget show=...> must be on one line", "bad-attribute")
-        return found if not inline else md.Inline(
-            [t for t in found.tags if t not in inline], found.html, found.links, found.opaque, found.literal
+        return (
+            found
+            if not inline
+            else md.Inline(
+                [t for t in found.tags if t not in inline], found.html, found.links, found.opaque, found.literal
+            )
         )
 
     def _piece(self, lines: list[Line], start: Pos, end: Pos, stack: list[Node]) -> None:
@@ -667,8 +696,20 @@ class _Converter:
     # -- raw HTML ------------------------------------------------------------------------
     def _check_html(self, lines: list[Line], start: int, end: int) -> None:
         fragment = "\n".join(line.text for line in lines[start:end])
+        if md.is_markup_declaration(fragment):
+            self._declaration(lines[start], md.indent_of(fragment))
         self._check_fragment(lines, (start, 0), fragment)
         self._html_links(lines, (start, 0), fragment)
+
+    def _declaration(self, line: Line, col: int) -> None:
+        self.error(
+            line,
+            col,
+            "processing instructions, declarations and CDATA (<?...>, <!...>, <![CDATA[...]]>) are not allowed "
+            "in pages",
+            "forbidden-html",
+            hint="write it as inline code (`<...>`) if it is meant literally",
+        )
 
     def _html_links(self, lines: list[Line], at: Pos, fragment: str) -> None:
         page = parse_page(fragment)
@@ -726,6 +767,18 @@ class _Converter:
             stack[-1].children.append(node)
             if not tag.self_closing:
                 stack.append(Node(f"#unknown:{tag.name}", {}, start[0], col, end, where=self.location(line, start[1])))
+            return
+        if len(stack) > MAX_COMPONENT_DEPTH and not tag.self_closing:
+            if len(stack) == MAX_COMPONENT_DEPTH + 1:  # once: the tags deeper still are left out the same way
+                self.error(
+                    line,
+                    start[1],
+                    f"<{tag.name}> is nested more than {MAX_COMPONENT_DEPTH} components deep (the limit)",
+                    "too-deep",
+                    hint="its tag is left out; its content is kept",
+                )
+            # read as an unknown tag: its close finds it, and its content stays where it is
+            stack.append(Node(f"#unknown:{tag.name}", {}, start[0], col, end, where=self.location(line, start[1])))
             return
         attrs = self._attributes(tag.name, tag.attrs, line, start[1])
         parent = PARENTS.get(tag.name)
@@ -889,8 +942,28 @@ class _Converter:
         if block.kind == "reference":
             self._reference_links(region)
             return [Out(region[0].text, region[0].src)]
+        if block.kind == "fence" and not _fence_closed(block.tokens[0].markup, region):
+            # CommonMark runs the code to the end of its container, Python-Markdown would render the rest as
+            # Markdown and raw HTML that nothing here checked: close it where CommonMark does
+            marker = block.tokens[0].markup
+            self.error(
+                region[0],
+                md.indent_of(region[0].text),
+                f"code block opened with {marker} is never closed",
+                "unclosed-fence",
+                hint=f"add a {marker} line where the code ends",
+            )
+            return [*_code(region, True), Out(marker, region[-1].src, True)]
         if block.kind in ("fence", "code_block"):
             return _code(region, block.kind == "fence")
+        if block.kind in ("blockquote", "bullet_list", "ordered_list"):
+            deep = _too_deep(block)
+            if deep is not None:
+                top = block.tokens[0].map
+                where = lines[block.start + deep.map[0] - top[0]] if deep.map and top else region[0]
+                message = f"lists and quotes are nested more than {MAX_CONTAINER_DEPTH} deep here (the limit)"
+                self.error(where, 0, message, "too-deep", hint="the whole list or quote is left out")
+                return [Out(text, region[0].src) for text in error_block(f"{self.location(where)}: {message}")]
         if block.kind == "blockquote":
             return self._render_quote(block, region)
         if block.kind in ("bullet_list", "ordered_list"):
@@ -898,10 +971,23 @@ class _Converter:
         if block.kind == "html_block" and any(
             d.location.path == self.location(region[0]).path
             and self.location(region[0]).line <= d.location.line <= self.location(region[-1]).line
-            and d.code in ("forbidden-html", "unsafe-url")
+            and d.code in REMOVED_HTML
             for d in self.diagnostics
         ):
             return self._html_error(region)
+        end = md.html_block_end(region[0].text) if block.kind == "html_block" else None
+        if end is not None and end not in "\n".join(line.text for line in region)[len(end) :]:
+            # CommonMark and browsers hide the rest of the container in it, Python-Markdown renders it as Markdown
+            # and raw HTML that nothing here checked: close it where CommonMark does
+            start = region[0].text.lstrip(" ")[: 4 if end == "-->" else 2]
+            self.error(
+                region[0],
+                md.indent_of(region[0].text),
+                f"{start} opened here is never closed",
+                "unclosed-html",
+                hint=f"end it with {end}",
+            )
+            return [*(Out(line.text, line.src) for line in region), Out(end, region[-1].src)]
         if block.kind == "html_block" and self.leading and _is_comment(region):
             return [Out("", line.src) for line in region]  # a license comment above the H1: the H1 gives the title
         if block.kind == "html_block":
@@ -921,7 +1007,7 @@ class _Converter:
         messages = [
             f"{d.location}: {d.message}"
             for d in self.diagnostics
-            if d.code in ("forbidden-html", "unsafe-url") and first <= d.location.line <= last
+            if d.code in REMOVED_HTML and first <= d.location.line <= last
         ]
         return [Out(text, region[0].src) for text in error_block("\n".join(dict.fromkeys(messages)))]
 
@@ -1157,7 +1243,7 @@ class _Converter:
             self.error(
                 line,
                 offset,
-                f"<PipelineTag pipeline=\"{task}\"> is not a pipeline task",
+                f'<PipelineTag pipeline="{task}"> is not a pipeline task',
                 "bad-attribute",
                 did_you_mean(task, docbuilder.PIPELINE_TASKS) or "a transformers pipeline task, e.g. text-generation",
             )
@@ -1338,6 +1424,29 @@ def _code(region: list[Line], fence: bool) -> list[Out]:
         cut = min(opening, md.indent_of(text))
         out.append(Out(text[cut:], line.src, True))
     return out
+
+
+def _too_deep(block: md.Block) -> Token | None:
+    """The first list or blockquote of ``block`` that is nested deeper than MAX_CONTAINER_DEPTH, if any."""
+    depth = 0
+    for token in block.tokens:
+        if token.type in CONTAINERS:
+            depth += 1
+            if depth > MAX_CONTAINER_DEPTH:
+                return token
+        elif token.type.removesuffix("_close") + "_open" in CONTAINERS and token.nesting == -1:
+            depth -= 1
+    return None
+
+
+def _fence_closed(marker: str, region: list[Line]) -> bool:
+    """Whether a fenced code block's last line closes it (CommonMark: the fence character, at least as many
+    times as it opened with, up to 3 spaces of indentation, nothing after but spaces)."""
+    if len(region) < 2:
+        return False
+    last = md.expand_tabs(region[-1].text)
+    stripped = last.strip()
+    return md.indent_of(last) < 4 and len(stripped) >= len(marker) and set(stripped) == {marker[0]}
 
 
 def _merges(before: str, after: str) -> bool:

@@ -44,6 +44,24 @@ RAW_HTML_START = re.compile(r"<(?:!|\?|(?:script|pre|style|textarea)(?:[\s>]|$))
 MAX_TAG_LINES = 10  # a component tag may wrap over this many lines
 
 
+# What ends each HTML block that markdown-it reads up to a terminator (CommonMark's HTML block types 2-5): a
+# comment, a processing instruction, a declaration, CDATA. Without it the block runs to the end of its container.
+HTML_BLOCK_ENDS = (("<!--", "-->"), ("<![CDATA[", "]]>"), ("<?", "?>"), ("<!", ">"))
+
+
+def html_block_end(first_line: str) -> str | None:
+    """The terminator an HTML block that starts with ``first_line`` needs (None: a block of another type)."""
+    stripped = first_line.lstrip(" ")
+    return next((end for start, end in HTML_BLOCK_ENDS if stripped.startswith(start)), None)
+
+
+def is_markup_declaration(source: str) -> bool:
+    """A processing instruction, declaration or CDATA section (``<?x ...>``, ``<!DOCTYPE ...>``, ``<![CDATA[``):
+    CommonMark, the HTML5 parser and Python-Markdown each end these at different places, and a page needs none."""
+    stripped = source.lstrip(" ")
+    return stripped.startswith("<?") or (stripped.startswith("<!") and not stripped.startswith("<!--"))
+
+
 def is_component_name(name: str) -> bool:
     return name.lower() not in HTML_ELEMENTS
 

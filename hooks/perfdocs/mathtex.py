@@ -114,11 +114,42 @@ def closes_earlier_display(before: list[str]) -> bool:
     return False
 
 
+# KaTeX parses groups recursively, in QuickJS: a formula of 100,000 nested braces stalls the build for minutes. The
+# guide's longest formula has 162 characters, its groups nest 2 deep.
+MAX_FORMULA = 5_000  # characters
+MAX_GROUPS = 40  # { } nesting
+
+
+def size_problem(tex: str) -> str | None:
+    """Why ``tex`` is too big to hand to KaTeX, or None."""
+    if len(tex) > MAX_FORMULA:
+        return f"formula is {len(tex):,} characters; the limit is {MAX_FORMULA:,}"
+    depth = deepest = 0
+    escaped = False
+    for char in tex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth = max(depth - 1, 0)
+    if deepest > MAX_GROUPS:
+        return f"formula nests {{...}} groups {deepest} deep; the limit is {MAX_GROUPS}"
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def render(source: str, tex: str, display: bool) -> Rendering:
     """``tex`` as MathML ready for Python-Markdown, or ``source`` (the formula as written) in an error span.
 
     Display math is wrapped in ``<span class="katex-display">`` (KaTeX's own class for it)."""
+    too_big = size_problem(tex)
+    if too_big:  # not shown as written either: Python-Markdown's inline patterns are quadratic in such text
+        shown = f'<span class="katex-error" title="{html.escape(too_big, quote=True)}">(formula left out)</span>'
+        return Rendering(_lines(shown, source.count("\n") + 1), too_big)
     import pykatex  # QuickJS and KaTeX start on the first formula, not when the hooks load
 
     try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
 from .dialect import error_block
 from .markdown import Tag, scan_inline
+from .metadata import text_problem
 from .text import (
     code_line_mask,
     front_matter_key_line,
@@ -39,6 +40,9 @@ HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 THEORY_DIR = "performance/_theory"  # docs-relative home of the snippets
 MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
+# Inclusions on one page, all levels counted: the largest scenario page has 30; ten includes a level, five
+# levels deep, would be 100,000 copies.
+MAX_INCLUSIONS = 300
 NAME_ATTR_RE = re.compile(r"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*/?$""")
 SCENARIO_ATTR_RE = re.compile(r"""^\s*scenario\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$""")
 INLINE_LINK_RE = re.compile(r"(\]\()(<?)([^)\s>]+)")
@@ -171,6 +175,10 @@ class SnippetLibrary:
                     )
                 )
                 helps = [h for h in helps if h in HELPS] if isinstance(helps, list) else []
+            for key, value in (("title", title), ("summary", summary)):
+                markup = text_problem(key, value, source, shown) if isinstance(value, str) else None
+                if markup:
+                    problems.append(markup)
         return Snippet(
             name, shown, str(title or name), tuple(helps), str(summary or ""), front.body, front.body_first_line
         ), problems
@@ -201,6 +209,7 @@ class _Expander:
         self.inclusions: list[Inclusion] = []
         self.used: set[str] = set()
         self.expansion_count: dict[str, int] = {}
+        self.capped = False  # MAX_INCLUSIONS reached
         self.section: tuple[int, str | None, str | None] = (1, None, None)  # level, id, title
 
     def emit(self, line: str, loc: Location) -> None:
@@ -305,6 +314,15 @@ class _Expander:
         if len(frame.names) >= MAX_DEPTH:
             self.error(loc, f"snippets nested deeper than {MAX_DEPTH} levels", "include-depth")
             self.emit_error(loc, "snippets nested too deep")
+            return
+        if len(self.inclusions) >= MAX_INCLUSIONS:
+            if not self.capped:  # once: the rest of the page is left out the same way
+                self.capped = True
+                message = (
+                    f"more than {MAX_INCLUSIONS} snippet inclusions on one page (the limit); the rest are left out"
+                )
+                self.error(loc, message, "include-limit", hint="include each snippet once, where the page needs it")
+                self.emit_error(loc, message)
             return
         snippet, problems = self.library.get(name)
         self.diagnostics.extend(p for p in problems if name not in self.used)
