@@ -40,7 +40,7 @@ HELPS = ("speed", "memory", "scale")
 SNIPPET_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 THEORY_DIR = "performance/_theory"  # docs-relative home of the snippets
 MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
-# Inclusions on one page, all levels counted: the largest scenario page has 30; ten includes a level, five
+# Inclusions on one page, all levels counted: the largest scenario page has 11; ten includes a level, five
 # levels deep, would be 100,000 copies.
 MAX_INCLUSIONS = 300
 NAME_ATTR_RE = re.compile(r"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*/?$""")
