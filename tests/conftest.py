@@ -39,3 +39,20 @@ def site_as_deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = build(ROOT, out, deploy=DEPLOYMENT)
     assert result.returncode == 0, result.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
+    """The attacker's site (tests/hostile.py), built once with --strict (the output it printed) and once
+    without, as mkdocs serve and pull request previews build: (project, strict output, built site)."""
+    from .hostile import make_hostile_project
+    from .sitetools import build
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    project = make_hostile_project(tmp)
+    strict = build(project, tmp / "strict")
+    assert strict.returncode != 0, strict.stdout + strict.stderr
+    lenient = build(project, tmp / "site", strict=False)
+    assert lenient.returncode == 0, lenient.stderr
+    assert "Traceback" not in lenient.stdout + lenient.stderr
+    return project, strict.stdout + strict.stderr, tmp / "site"
