@@ -22,6 +22,10 @@ def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> None:
     STATE.nav(nav, config, files)
 
 
+def on_page_read_source(page: Any, config: Any, **_: Any) -> str | None:
+    return STATE.sources.get(page.file.src_uri)
+
+
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     return STATE.page_markdown(markdown, page)
 

@@ -135,3 +135,84 @@ def test_a_broken_link_shows_the_error_in_the_page_and_recovers(served: tuple[Pa
     ) in broken, broken[broken.find("Build error") - 100 : broken.find("Build error") + 400]
     source.write_text(good, encoding="utf-8")
     wait_for_recovery(page, "the link")
+
+
+SOAK_CONFIG = """site_name: soak
+theme:
+  name: material
+hooks:
+  - hooks/perfdocs_hooks.py
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - toc
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+"""
+
+
+def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> None:
+    # a project without redirects.yml (watching a path that does not exist stopped the watcher, and the server);
+    # pages renamed back and forth and created and deleted while rebuilds run, as an editor's save-as does
+    from .conftest import ROOT
+
+    project = tmp_path / "project"
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    (project / "hooks").symlink_to(ROOT / "hooks", target_is_directory=True)
+    (project / "mkdocs.yml").write_text(SOAK_CONFIG, encoding="utf-8")
+    (docs / "index.md").write_text("# Home\n\nStart.\n", encoding="utf-8")
+    (docs / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [tool("mkdocs"), "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}/"
+            wait_for(base, "Start.")
+            for i in range(80):
+                here = docs / "a.md" if (docs / "a.md").exists() else docs / "b.md"
+                here.rename(docs / ("b.md" if here.name == "a.md" else "a.md"))
+                if i % 7 == 0:
+                    (docs / f"tmp{i}.md").write_text("# T\n\nx\n", encoding="utf-8")
+                    (docs / f"tmp{i}.md").unlink()
+                time.sleep(0.02)
+            (docs / "index.md").write_text("# Home\n\nFinal 91c.\n", encoding="utf-8")
+            wait_for(base, "Final 91c.")
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    output = log.read_text(encoding="utf-8")
+    assert "Traceback" not in output, output
+    assert proc.returncode is not None
+
+
+def test_a_page_gone_before_it_is_read_is_a_warning_not_a_traceback(tmp_path: Path) -> None:
+    from perfdocs.build import BuildState
+
+    class Gone:
+        src_uri = "a.md"
+        abs_src_path = str(tmp_path / "docs/a.md")
+
+        @property
+        def content_string(self) -> str:
+            raise FileNotFoundError(2, "No such file or directory")
+
+    state = BuildState()
+    problem = state._unreadable(Gone())
+    assert problem is not None and problem.level == "warning"
+    assert problem.message == (
+        "page could not be read (No such file or directory): it was moved or deleted while the site was built"
+    )
+    assert state.sources == {}

@@ -86,7 +86,9 @@ class BuildState:
     page_titles: dict[str, str] = field(default_factory=dict)  # docs path -> title, as text
     page_descriptions: dict[str, str | None] = field(default_factory=dict)  # docs path -> description, as text
     cleaned: dict[str, str] = field(default_factory=dict)  # docs path -> content as the sanitiser left it
-    sources: dict[str, str] = field(default_factory=dict)  # docs path -> the page file's text, read once
+    # docs path -> the page file's text, read once in on_files; MkDocs gets it too (on_page_read_source), so a
+    # page moved or deleted later in the build (a save under mkdocs serve) is built as it was read
+    sources: dict[str, str] = field(default_factory=dict)
     page_ids: dict[str, set[str]] = field(default_factory=dict)
     inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
@@ -475,7 +477,11 @@ class BuildState:
                 path.write_text(html, encoding="utf-8")
 
     def watch_paths(self) -> list[str]:
-        return [os.fspath(self.project.redirects_file)] if self.project else []
+        """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml, when the project has one (a
+        path that does not exist stops the watcher, and the server with it)."""
+        if self.project is None or not self.project.redirects_file.is_file():
+            return []
+        return [os.fspath(self.project.redirects_file)]
 
 
 @dataclass
