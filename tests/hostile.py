@@ -11,36 +11,19 @@ from urllib.parse import urlsplit
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .conftest import ROOT
+from .sitetools import minimal_config
 
-CONFIG = """site_name: hostile
-site_url: https://example.org/
-theme:
-  name: material
-  font: false  # no request to a font host: the test fails on any request off the site
-  features: [search.suggest, search.highlight, navigation.footer]
-hooks:
-  - hooks/perfdocs_hooks.py
-plugins:
-  - search
-  - autorefs
-nav:
-  - index.md
-  - autoref.md
-  - theme.md
-  - divergent.md
-  - fence.md
-  - bounds.md
-  - nesting.md
-  - fanout.md
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-"""
+NAV = ["index", "autoref", "theme", "divergent", "fence", "bounds", "nesting", "fanout"]
+CONFIG = minimal_config(
+    "hostile",
+    "site_url: https://example.org/\n"
+    "plugins:\n  - search\n  - autorefs\n" + "nav:\n" + "".join(f"  - {page}.md\n" for page in NAV),
+).replace(
+    "  name: material\n",
+    "  name: material\n"
+    "  font: false  # no request to a font host: the browser test fails on any request off the site\n"
+    "  features: [search.suggest, search.highlight, navigation.footer]\n",
+)
 SNIPPET = "---\ntitle: {name}\nhelps: [speed]\nsummary: s\n---\n{body}\n"
 CONFIG_JSON = '{"base": ".", "features": [], "search": "data:text/javascript,alert(\'config\')"}'
 
@@ -134,8 +117,7 @@ EXPECTED = [
     "<![CDATA[...]]>) are not allowed in pages [forbidden-html] (write it as inline code (`<...>`) if it is meant "
     "literally)",
     "docs/divergent.md:7:1: error: <!-- opened here is never closed [unclosed-html] (end it with -->)",
-    "docs/fence.md:3:1: error: code block opened with ``` is never closed [unclosed-fence] "
-    "(add a ``` line where the code ends)",
+    "docs/fence.md:3:1: error: code block opened with ``` is never closed [unclosed-fence] (end it with ```)",
     "docs/bounds.md:27:1: error: <Tip> is nested more than 24 components deep (the limit) [too-deep] "
     "(its tag is left out; its content is kept)",
     "docs/bounds.md:1005:1: error: this paragraph has 200,000 '[' (the limit is 1,000): Python-Markdown takes "

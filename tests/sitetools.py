@@ -11,6 +11,37 @@ from pathlib import Path
 
 from .conftest import ROOT
 
+# The least a project needs for the hooks: the theme, the hooks, and the Markdown extensions they require.
+MINIMAL_CONFIG = """site_name: {name}
+theme:
+  name: material
+hooks:
+  - hooks/perfdocs_hooks.py
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - toc
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+"""
+
+
+def minimal_config(name: str, more: str = "") -> str:
+    """MINIMAL_CONFIG for a site called ``name``, with ``more`` YAML (top-level keys) after it."""
+    return MINIMAL_CONFIG.format(name=name) + more
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Ends a server started for a test: politely, then for good."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "pyproject.toml", ".gitignore", "docs", "hooks", "overrides")
 # Where mkdocs.yml takes the site's and the repository's address from (README, "Deploying").
 DEPLOY_VARS = ("SITE_URL", "REPO_URL", "REPO_NAME", "EDIT_URI", "GITHUB_REPOSITORY")

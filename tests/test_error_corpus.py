@@ -12,27 +12,11 @@ import yaml
 from mkdocs.utils.yaml import yaml_load
 
 from .conftest import ROOT
-from .sitetools import build
+from .sitetools import build, minimal_config
 
 pytestmark = pytest.mark.slow
 
-CONFIG = """site_name: corpus
-site_url: https://example.org/
-theme:
-  name: material
-hooks:
-  - hooks/perfdocs_hooks.py
-nav:
-  - index.md
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-"""
+CONFIG = minimal_config("corpus", "site_url: https://example.org/\nnav:\n  - index.md\n")
 SNIPPET = "---\ntitle: {name}\nhelps: [speed]\nsummary: s\n---\n{body}\n"
 PAGE = "---\nscenario: train-gpu-one\n---\n# Page\n\n{body}\n"
 

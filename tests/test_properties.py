@@ -16,6 +16,8 @@ from perfdocs.sanitize import clean_page
 from perfdocs.text import code_line_mask
 from perfdocs.theory import SnippetLibrary
 
+from .test_dialect_structure import EXTENSIONS
+
 SETTINGS = settings(
     max_examples=int(os.environ.get("PERFDOCS_HYPOTHESIS_EXAMPLES", "150")),
     deadline=None,
@@ -264,15 +266,6 @@ PROBES = st.sampled_from(
 )
 CLOSERS = st.sampled_from([" -->", " ?>", " ]]>", ">", "", "\n```", "\n\nafter"])
 CONTAINERS = st.sampled_from(["", "- ", "1. ", "> ", "Text "])
-PYTHON_MARKDOWN = [
-    "admonition",
-    "attr_list",
-    "md_in_html",
-    "tables",
-    "pymdownx.details",
-    "pymdownx.superfences",
-    "pymdownx.tabbed",
-]
 
 
 def probe_markup(html: str) -> list[str]:
@@ -301,7 +294,7 @@ def test_what_the_dialect_did_not_check_never_becomes_markup(
     converted = convert(text + "\n", ident(text + "\n"))
     html = markdown.markdown(
         converted.text,
-        extensions=PYTHON_MARKDOWN,
+        extensions=EXTENSIONS,
         extension_configs={"pymdownx.tabbed": {"alternate_style": True}},
     )
     cleaned, findings = clean_page(html)  # what the build does with the HTML, and reports

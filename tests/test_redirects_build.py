@@ -8,30 +8,14 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .sitetools import build
+from .sitetools import build, minimal_config
 
 pytestmark = pytest.mark.slow
 
-CONFIG = """site_name: redirects
-site_url: https://example.org/
-theme:
-  name: material
-hooks:
-  - hooks/perfdocs_hooks.py
-nav:
-  - index.md
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-extra:
-  perfdocs:
-    redirect_hosts: [huggingface.co]
-"""
+CONFIG = minimal_config(
+    "redirects",
+    "site_url: https://example.org/\nnav:\n  - index.md\nextra:\n  perfdocs:\n    redirect_hosts: [huggingface.co]\n",
+)
 PAGE = "---\nscenario: train-gpu-one\n---\n# Page\n\nx\n"
 ESTIMATOR = "// the memory calculator\n"
 REDIRECTS = r"""redirects:

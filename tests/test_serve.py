@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .sitetools import copy_project, tool
+from .sitetools import copy_project, minimal_config, stop, tool
 
 pytestmark = pytest.mark.slow
 HANG_GUARD_S = 120  # not a performance limit: only stops a broken server from hanging the suite
@@ -59,11 +59,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     try:
         yield project, f"http://127.0.0.1:{port}/"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def test_editing_a_snippet_updates_every_page_that_expands_it(served: tuple[Path, str]) -> None:
@@ -137,22 +133,6 @@ def test_a_broken_link_shows_the_error_in_the_page_and_recovers(served: tuple[Pa
     wait_for_recovery(page, "the link")
 
 
-SOAK_CONFIG = """site_name: soak
-theme:
-  name: material
-hooks:
-  - hooks/perfdocs_hooks.py
-markdown_extensions:
-  - admonition
-  - attr_list
-  - md_in_html
-  - toc
-  - pymdownx.superfences
-  - pymdownx.tabbed:
-      alternate_style: true
-"""
-
-
 def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> None:
     # a project without redirects.yml (watching a path that does not exist stopped the watcher, and the server);
     # pages renamed back and forth and created and deleted while rebuilds run, as an editor's save-as does
@@ -162,7 +142,7 @@ def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> No
     docs = project / "docs"
     docs.mkdir(parents=True)
     (project / "hooks").symlink_to(ROOT / "hooks", target_is_directory=True)
-    (project / "mkdocs.yml").write_text(SOAK_CONFIG, encoding="utf-8")
+    (project / "mkdocs.yml").write_text(minimal_config("soak"), encoding="utf-8")
     (docs / "index.md").write_text("# Home\n\nStart.\n", encoding="utf-8")
     (docs / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
     port = free_port()
@@ -188,11 +168,7 @@ def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> No
             (docs / "index.md").write_text("# Home\n\nFinal 91c.\n", encoding="utf-8")
             wait_for(base, "Final 91c.")
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
     output = log.read_text(encoding="utf-8")
     assert "Traceback" not in output, output
     assert proc.returncode is not None

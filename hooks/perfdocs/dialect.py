@@ -943,17 +943,8 @@ class _Converter:
             self._reference_links(region)
             return [Out(region[0].text, region[0].src)]
         if block.kind == "fence" and not _fence_closed(block.tokens[0].markup, region):
-            # CommonMark runs the code to the end of its container, Python-Markdown would render the rest as
-            # Markdown and raw HTML that nothing here checked: close it where CommonMark does
             marker = block.tokens[0].markup
-            self.error(
-                region[0],
-                md.indent_of(region[0].text),
-                f"code block opened with {marker} is never closed",
-                "unclosed-fence",
-                hint=f"add a {marker} line where the code ends",
-            )
-            return [*_code(region, True), Out(marker, region[-1].src, True)]
+            return self._closed_at_end(region, f"code block opened with {marker}", "unclosed-fence", marker, True)
         if block.kind in ("fence", "code_block"):
             return _code(region, block.kind == "fence")
         if block.kind in ("blockquote", "bullet_list", "ordered_list"):
@@ -977,17 +968,8 @@ class _Converter:
             return self._html_error(region)
         end = md.html_block_end(region[0].text) if block.kind == "html_block" else None
         if end is not None and end not in "\n".join(line.text for line in region)[len(end) :]:
-            # CommonMark and browsers hide the rest of the container in it, Python-Markdown renders it as Markdown
-            # and raw HTML that nothing here checked: close it where CommonMark does
             start = region[0].text.lstrip(" ")[: 4 if end == "-->" else 2]
-            self.error(
-                region[0],
-                md.indent_of(region[0].text),
-                f"{start} opened here is never closed",
-                "unclosed-html",
-                hint=f"end it with {end}",
-            )
-            return [*(Out(line.text, line.src) for line in region), Out(end, region[-1].src)]
+            return self._closed_at_end(region, f"{start} opened here", "unclosed-html", end, False)
         if block.kind == "html_block" and self.leading and _is_comment(region):
             return [Out("", line.src) for line in region]  # a license comment above the H1: the H1 gives the title
         if block.kind == "html_block":
@@ -1001,6 +983,16 @@ class _Converter:
                 first = self.edited(region[0])
             return [Out(first, region[0].src), *(Out(self.edited(line), line.src) for line in region[1:])]
         return [Out(self.edited(line), line.src) for line in region]
+
+    def _closed_at_end(self, region: list[Line], what: str, code: str, closer: str, fence: bool) -> list[Out]:
+        """A fence or an HTML comment never closed: CommonMark (and a browser) runs it to the end of its container,
+        Python-Markdown would render the rest as Markdown and raw HTML that nothing here checked. Reported, and
+        closed where CommonMark ends it."""
+        self.error(
+            region[0], md.indent_of(region[0].text), f"{what} is never closed", code, hint=f"end it with {closer}"
+        )
+        body = _code(region, True) if fence else [Out(line.text, line.src) for line in region]
+        return [*body, Out(closer, region[-1].src, fence)]
 
     def _html_error(self, region: list[Line]) -> list[Out]:
         first, last = self.location(region[0]).line, self.location(region[-1]).line
