@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from .conftest import ROOT
 from .sitetools import minimal_config
 
-NAV = ["index", "autoref", "theme", "divergent", "fence", "bounds", "nesting", "fanout"]
+NAV = ["index", "meta", "autoref", "theme", "divergent", "fence", "bounds", "nesting", "fanout"]
 CONFIG = minimal_config(
     "hostile",
     "site_url: https://example.org/\n"
@@ -36,6 +36,8 @@ PAGES = {
         "template: 404.html\n"
         "---\n# Home\n\nWelcome.\n"
     ),
+    # front matter of the wrong kind crashed the build (a list as the title)
+    "meta.md": "---\ntitle: [1, 2]\nhide: everything\n---\n# Listed title\n\ntext\n",
     # 2. markup re-created after the sanitiser: mkdocs-autorefs re-reads <autoref> attributes, entities decoded
     "autoref.md": (
         "# Autoref\n\n"
@@ -93,6 +95,8 @@ EXPECTED = [
     "[markup-in-metadata] (write the characters themselves; the site escapes them)",
     "docs/index.md:4:1: error: unknown front matter key 'template' [bad-front-matter] "
     "(allowed: title, description, scenario, hide, search, toc_depth)",
+    "docs/meta.md:2:1: error: front matter 'title' must be a string, got list [bad-front-matter]",
+    "docs/meta.md:3:1: error: front matter 'hide' must be a list of names, got str [bad-front-matter]",
     "docs/autoref.md:3:1: error: raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write "
     "[`Name`] for an API link) [forbidden-html]",
     "docs/autoref.md:5:1: error: raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write "

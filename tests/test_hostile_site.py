@@ -59,6 +59,8 @@ def test_the_page_content_lost_only_what_was_refused(hostile: tuple[Path, str, P
         return node.text(separator=" ")
 
     assert "Welcome." in article("index.html")
+    title = LexborHTMLParser((site / "meta/index.html").read_text(encoding="utf-8")).css_first("title")
+    assert title is not None and title.text() == "Listed title - hostile"  # the H1's, the list dropped
     assert "Still here." in article("bounds/index.html")
     assert "deep" in article("bounds/index.html")  # the tags past the limit are left out, their text is kept
     assert "never closed" in article("fence/index.html")  # the fence is closed where CommonMark closes it
