@@ -58,15 +58,36 @@ def browser() -> Iterator[Any]:
 
     with sync_playwright() as playwright:
         chromium = launch(playwright)
-        yield chromium
+        yield Patient(chromium)
         chromium.close()
+
+
+# Playwright gives up on an action after 30 s (15 s was set here): a shared, loaded machine took longer than
+# that to paint a phone screenshot, and the suite failed with nothing wrong. Waits are on conditions; this
+# limit only stops a page that never gets there from hanging the run.
+WAIT_MS = 600_000
+
+
+class Patient:
+    """The browser, whose every new context waits on conditions for as long as a slow machine needs."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(WAIT_MS)
+        return context
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
 
 
 @pytest.fixture
 def context(browser: Any, base_url: str) -> Iterator[Any]:
     """A fresh profile per test (empty localStorage), desktop-sized, light scheme."""
     ctx = browser.new_context(viewport=DESKTOP, base_url=base_url, color_scheme="light")
-    ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()
 

@@ -59,7 +59,6 @@ def demo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def open_demo(browser: Any, demo_url: str, **options: Any) -> tuple[Any, Any, Watch]:
     context = browser.new_context(viewport=DESKTOP, base_url=demo_url, color_scheme="light", **options)
-    context.set_default_timeout(15_000)
     watch = Watch(demo_url)
     page = watch.attach(context.new_page())
     page.goto(URL)

@@ -16,7 +16,6 @@ from .conftest import DESKTOP, Watch, settle
 from .support import serve
 
 PAGE_URLS = ["" if name == "index.md" else name.removesuffix(".md") + "/" for name in PAGES]
-LIMIT_MS = 120_000  # waits are on conditions; this only bounds a page that never gets there
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +27,6 @@ def hostile_url(hostile: tuple[Path, str, Path]) -> Iterator[str]:
 @pytest.fixture
 def visit(browser: Any, hostile_url: str) -> Iterator[tuple[Any, list[str], Watch]]:
     context = browser.new_context(viewport=DESKTOP, base_url=hostile_url, color_scheme="light")
-    context.set_default_timeout(LIMIT_MS)
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(f"{dialog.type}: {dialog.message}"), dialog.dismiss()))

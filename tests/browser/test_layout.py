@@ -63,7 +63,6 @@ def test_code_fits_its_column_at_1280_px(context: Any, watch: Watch, url: str) -
 def phone(browser: Any, base_url: str) -> Iterator[Any]:
     context = browser.new_context(viewport=PHONE, base_url=base_url, is_mobile=True, has_touch=True,
                                   color_scheme="light")
-    context.set_default_timeout(15_000)
     yield context
     context.close()
 
@@ -278,7 +277,6 @@ def tabs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_framework_tabs_are_named_apart_from_api_tabs(browser: Any, tabs_url: str) -> None:
     """<pt> is "PyTorch (framework)", the API tab "PyTorch": picking one never switches the other kind of set."""
     context = browser.new_context(viewport=DESKTOP, base_url=tabs_url, color_scheme="light")
-    context.set_default_timeout(15_000)
     watch = Watch(tabs_url)
     page = watch.attach(context.new_page())
     page.goto("")

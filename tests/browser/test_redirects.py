@@ -84,7 +84,7 @@ def test_old_url_lands_on_its_page(context: Any, watch: Watch, site: Path, case:
     assert first is not None and first.status != 404, f"/{case.old} is not found"
     # Without a fragment, the page is reached once its response commits; with one, wait for the
     # layout and check where the reader ends up.
-    page.wait_for_url(lambda url: urlsplit(url).path == "/" + case.path, timeout=10_000,
+    page.wait_for_url(lambda url: urlsplit(url).path == "/" + case.path,
                       wait_until="load" if case.fragment else "commit")
     assert urlsplit(page.url).path == "/" + case.path, page.url
     assert urlsplit(page.url).fragment == case.fragment, page.url
