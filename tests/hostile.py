@@ -13,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from .conftest import ROOT
 from .sitetools import minimal_config
 
-NAV = ["index", "meta", "autoref", "theme", "divergent", "fence", "bounds", "nesting", "fanout"]
+NAV = ["index", "meta", "autoref", "theme", "divergent", "fence", "bounds", "nesting", "quotes", "fanout"]
 CONFIG = minimal_config(
     "hostile",
     "site_url: https://example.org/\n"
@@ -79,6 +79,7 @@ PAGES = {
         + "\n$$\n\nStill here.\n"
     ),
     "nesting.md": "# Nesting\n\n" + "\n".join("    " * i + "- x" for i in range(300)) + "\n",
+    "quotes.md": "# Quotes\n\n" + "\n".join(">" * i + " x" for i in range(1, 1000)) + "\n",
     # 6. snippet fan-out: ten includes a level, five levels deep
     "fanout.md": '---\nscenario: infer-cpu\n---\n# Fan-out\n\n<Theory name="fan0"/>\n',
 }
@@ -128,6 +129,8 @@ EXPECTED = [
     "minutes [too-long] (it is left out; put long literal text in a code block)",
     "docs/bounds.md:1007:1: error: bad math: formula is 200,002 characters; the limit is 5,000 [bad-math]",
     "docs/nesting.md:11:1: error: lists and quotes are nested more than 8 deep here (the limit) [too-deep] "
+    "(the whole list or quote is left out)",
+    "docs/quotes.md:11:1: error: lists and quotes are nested more than 8 deep here (the limit) [too-deep] "
     "(the whole list or quote is left out)",
     "docs/performance/_theory/fan4.md:20:1: error: more than 300 snippet inclusions on one page (the limit); the "
     "rest are left out [include-limit] (include each snippet once, where the page needs it)",
