@@ -65,7 +65,7 @@ def browser() -> Iterator[Any]:
 # Playwright gives up on an action after 30 s (15 s was set here): a shared, loaded machine took longer than
 # that to paint a phone screenshot, and the suite failed with nothing wrong. Waits are on conditions; this
 # limit only stops a page that never gets there from hanging the run.
-WAIT_MS = 600_000
+WAIT_MS = 300_000
 
 
 class Patient:
