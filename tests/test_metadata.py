@@ -33,7 +33,14 @@ def test_markup_in(value: str, found: str | None) -> None:
 
 def problems(front: str) -> list[str]:
     source = f"---\n{front}---\n# Page\n"
-    return [str(d) for d in page_front_matter_problems(split_front_matter(source).data, source, "docs/p.md")]
+    found, _ = page_front_matter_problems(split_front_matter(source).data, source, "docs/p.md")
+    return [str(d) for d in found]
+
+
+def test_what_a_page_may_not_say_is_left_out_and_escaped_text_is_kept() -> None:
+    source = '---\ntitle: "<b>x</b>"\ndescription: [1]\ntemplate: 404.html\nhide: [toc]\n---\n# P\n'
+    _, refused = page_front_matter_problems(split_front_matter(source).data, source, "docs/p.md")
+    assert refused == {"description", "template"}
 
 
 def test_a_page_says_only_what_the_site_reads() -> None:

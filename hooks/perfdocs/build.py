@@ -34,7 +34,6 @@ from .linkcheck import (
     to_diagnostics,
 )
 from .matrix import generated_components
-from .metadata import refused_keys
 from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
 from .project import Project, scenario_index
@@ -61,7 +60,7 @@ REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 
 
-def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered]]:
+def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered, frozenset[str]]]:
     assert _RENDERING is not None
     return [_RENDERING.render_page(*page) for page in pages]
 
@@ -100,7 +99,7 @@ class BuildState:
     api: ApiIndex | None = None  # what the site documents; built in on_files, before any page is converted
     link_map: LinkMap = field(default_factory=LinkMap)
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
-    prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered]]] = field(default_factory=dict)
+    prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered, frozenset[str]]]] = field(default_factory=dict)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     renames: dict[str, str] = field(default_factory=dict)  # docs path -> new docs path, as git sees HEAD
     search_texts: dict[str, dict[str, str]] = field(default_factory=dict)  # page URL -> search.section_texts
@@ -269,15 +268,17 @@ class BuildState:
             return None
         return edit_base + self.project.docs_path(self.project.root / snippet.path)
 
-    def render_page(self, src_uri: str, display: str, source: str, markdown: str) -> tuple[list[Diagnostic], Rendered]:
+    def render_page(
+        self, src_uri: str, display: str, source: str, markdown: str
+    ) -> tuple[list[Diagnostic], Rendered, frozenset[str]]:
         """A page's Markdown (its body, as MkDocs hands it over) through theory expansion and the dialect: the
-        front matter problems, and the result."""
+        front matter problems, the result, and the front matter keys the page must go without."""
         assert self.library is not None
         source = source.replace("\r\n", "\n")
         # MkDocs drops front matter it cannot parse without a word, and a plugin (git-revision-date) may
         # already have filled page.meta by then: the source's own front matter is what is checked.
         front = split_front_matter(source) if source.startswith("---") else None
-        scenario, problems = page_scenario(
+        scenario, problems, refused = page_scenario(
             source,
             front.data if front else {},
             front.error if front else None,
@@ -296,7 +297,7 @@ class BuildState:
             self.snippet_edit_url,
             Site(src_uri, self.doc_files, self.api, notebooks=self.project.notebooks if self.project else None),
         )
-        return problems, rendered
+        return problems, rendered, refused
 
     def prerender(self, files: Any) -> None:
         """Every page rendered ahead, in forked workers (MkDocs renders pages one by one on one core).
@@ -322,17 +323,16 @@ class BuildState:
     def page_markdown(self, markdown: str, page: Any) -> str:
         ahead = self.prerendered.pop(page.file.src_uri, None)
         display = self.display(page.file.abs_src_path)
-        source = self.sources.get(page.file.src_uri)
         if ahead is not None and ahead[0] == markdown:
-            problems, rendered = ahead[1]
+            problems, rendered, refused = ahead[1]
         else:
-            problems, rendered = self.render_page(
+            source = self.sources.get(page.file.src_uri)
+            problems, rendered, refused = self.render_page(
                 page.file.src_uri, display, page.file.content_string if source is None else source, markdown
             )
         self.report(problems + rendered.diagnostics)
-        if source is not None and source.startswith("---"):  # what the page may not say has no effect either
-            for key in refused_keys(split_front_matter(source).data):
-                page.meta.pop(key, None)
+        for key in refused:  # what the page may not say has no effect either
+            page.meta.pop(key, None)
         self.markdown[page.file.src_uri] = PageMarkdown(
             rendered.text,
             rendered.source_map,

@@ -117,9 +117,14 @@ def _type(value: Any) -> str:
     return "nothing" if value is None else type(value).__name__
 
 
-def page_front_matter_problems(data: Mapping[str, Any], source: str, page_path: str) -> list[Diagnostic]:
-    """Every problem with a page's parsed front matter ``data``, at the line of its key in ``source``."""
+def page_front_matter_problems(
+    data: Mapping[str, Any], source: str, page_path: str
+) -> tuple[list[Diagnostic], frozenset[str]]:
+    """Every problem with a page's parsed front matter ``data``, at the line of its key in ``source``, and the
+    keys the build leaves out of the page: unknown ones (``template: 404.html`` would pick the theme's
+    template) and values of the wrong kind. Text with markup is kept: it is escaped."""
     problems = []
+    refused = set()
     for key, value in data.items():
         line = front_matter_key_line(source, str(key))
         field = PAGE_FIELDS.get(str(key))
@@ -128,6 +133,7 @@ def page_front_matter_problems(data: Mapping[str, Any], source: str, page_path: 
             problems.append(
                 Diagnostic(Location(page_path, line), f"unknown front matter key '{key}'", BAD_FRONT_MATTER, hint=hint)
             )
+            refused.add(str(key))
             continue
         problem = field.check(value)
         if problem:
@@ -140,19 +146,9 @@ def page_front_matter_problems(data: Mapping[str, Any], source: str, page_path: 
                     hint=TEXT_HINT if code == MARKUP_IN_METADATA else None,
                 )
             )
-    return problems
-
-
-def refused_keys(data: Mapping[str, Any]) -> set[str]:
-    """The keys of a page's front matter the build leaves out of the page: unknown ones (``template: 404.html``
-    would pick the theme's template) and values of the wrong kind. Text with markup is kept: it is escaped."""
-    refused = set()
-    for key, value in data.items():
-        field = PAGE_FIELDS.get(str(key))
-        problem = field.check(value) if field else "unknown"
-        if problem and not problem.startswith("is plain text"):
-            refused.add(str(key))
-    return refused
+            if code == BAD_FRONT_MATTER:
+                refused.add(str(key))
+    return problems, frozenset(refused)
 
 
 def text_problem(key: str, value: str, source: str, path: str) -> Diagnostic | None:

@@ -113,7 +113,7 @@ def render_source(
     if whole:
         return Rendered("", SourceMap(), whole, [], set())
     front = split_front_matter(source)
-    scenario, problems = page_scenario(source, front.data, front.error, front.error_line, page_path)
+    scenario, problems, _ = page_scenario(source, front.data, front.error, front.error_line, page_path)
     rendered = render_body(
         front.body, page_path, library, root, scenario, front.body_first_line, source, generated, site=site
     )
@@ -123,12 +123,12 @@ def render_source(
 
 def page_scenario(
     source: str, data: dict, error: str | None, error_line: int, page_path: str
-) -> tuple[str | None, list[Diagnostic]]:
-    """The page's ``scenario`` front matter value, and the problems with its front matter (``data``: the front
-    matter of ``source`` as parsed, never a dict a plugin filled)."""
+) -> tuple[str | None, list[Diagnostic], frozenset[str]]:
+    """The page's ``scenario`` front matter value, the problems with its front matter (``data``: the front
+    matter of ``source`` as parsed, never a dict a plugin filled), and the keys the page must go without."""
     problems: list[Diagnostic] = []
     if error:
         problems.append(Diagnostic(Location(page_path, error_line), error, "bad-front-matter"))
-    problems += page_front_matter_problems(data, source, page_path)
+    found, refused = page_front_matter_problems(data, source, page_path)
     scenario = data.get("scenario")
-    return (scenario if isinstance(scenario, str) else None), problems
+    return (scenario if isinstance(scenario, str) else None), problems + found, refused
