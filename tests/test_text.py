@@ -53,6 +53,31 @@ def test_headings_get_doc_builder_ids(heading: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "heading, expected",
+    [
+        # doc-builder reads each inline node's text trimmed, joined with a space (kit/preprocessors/mdsvex)
+        ("Reusing `generate`'s input preparation", "reusing-generate-s-input-preparation"),
+        ("Why *fast*er kernels", "why-fast-er-kernels"),
+        ("See [the guide](x.md)'s end", "see-the-guide-s-end"),
+        ("An ![icon](i.png)image", "an-image"),
+        ("Save with [`~transformers.Trainer.save_model`]", "save-with-savemodel"),
+        ("Tags <small>too</small>", "tags-small-too-small"),
+        ("`bf16`/`fp16`", "bf16--fp16"),
+    ],
+)
+def test_headings_with_inline_markup_get_doc_builder_ids(heading: str, expected: str) -> None:
+    from perfdocs.dialect import convert
+    from perfdocs.diagnostics import SourceMap
+
+    assert slugify(heading) == expected  # what the guide predicts
+    page = convert(f"## {heading}\n", SourceMap.identity("p.md", 1)).text  # what the dialect hands MkDocs
+    html = markdown.markdown(
+        page, extensions=["attr_list", "toc"], extension_configs={"toc": {"slugify": doc_builder_slug}}
+    )
+    assert f'id="{expected}"' in html, html
+
+
+@pytest.mark.parametrize(
     "line, level, text, anchor",
     [
         ("## Mixed precision", 2, "Mixed precision", "mixed-precision"),

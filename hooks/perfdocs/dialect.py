@@ -41,7 +41,7 @@ from .apirefs import (
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .html import locate, parse_page
 from .sanitize import REMOVED_HTML, URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
-from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE
+from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE, doc_builder_ids, parse_heading, slugify, toc_slug
 
 ATTR_RE = re.compile(
     r"""\s*(?P<name>[A-Za-z_:][\w.:-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}"""
@@ -980,7 +980,7 @@ class _Converter:
             if explicit:
                 self.ids[(explicit.group("id"), self.location(region[0]))] = None
             if first == region[0].text:
-                first = self.edited(region[0])
+                first = self.edited(region[0]) if explicit else _doc_builder_id(self.edited(region[0]), first)
             return [Out(first, region[0].src), *(Out(self.edited(line), line.src) for line in region[1:])]
         return [Out(self.edited(line), line.src) for line in region]
 
@@ -1350,6 +1350,18 @@ class _Converter:
             fail('<literalinclude> "language" must be a plain language name')
             language = ""
         return "\n".join(text_lines), language
+
+
+def _doc_builder_id(edited: str, source: str) -> str:
+    """A heading with the id doc-builder gives it written out, where the toc would read its text otherwise (inline
+    code, links, emphasis, images and tags are separate words to doc-builder: see text.heading_words)."""
+    heading = parse_heading(source.lstrip(" "))
+    if heading is None or not doc_builder_ids() or source.rstrip().endswith("#"):
+        return edited
+    wanted = slugify(heading.text)
+    if not wanted or wanted == toc_slug(heading.text):
+        return edited
+    return f"{edited.rstrip()} {{ #{wanted} }}"
 
 
 def _closest(word: str, candidates: list[str]) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .markdown import code_lines, scan_inline
+from .markdown import MD, code_lines, scan_inline
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -70,9 +70,55 @@ def use_slugify(function: Any) -> None:
     _slug = function
 
 
+def heading_words(text: str) -> str:
+    """A heading's Markdown as doc-builder reads it for its id (kit/preprocessors/mdsvex, getTitleText): each
+    inline node's text trimmed, the nodes joined with a space. Code spans, links and emphasis are nodes of their
+    own, so "Reusing `generate`'s input" reads "Reusing generate 's input"; an image has no text; raw HTML tags
+    are nodes whose text is the tag."""
+    tokens = [t for top in MD.parseInline(text) for t in (top.children or [])]
+    # an API link [`Name`] is a link to doc-builder by then: its text is the name, without the brackets
+    links = {
+        i
+        for i in range(1, len(tokens) - 1)
+        if tokens[i].type == "code_inline"
+        and tokens[i - 1].type == "text"
+        and tokens[i - 1].content.endswith("[")
+        and tokens[i + 1].type == "text"
+        and tokens[i + 1].content.startswith("]")
+        and not tokens[i + 1].content.startswith("](")
+    }
+    words = []
+    for i, token in enumerate(tokens):
+        content = token.content
+        if token.type == "text":
+            content = content[: -1 if i + 1 in links else None][1 if i - 1 in links else 0 :]
+        elif i in links:
+            bare, _, param = content.removeprefix("~").partition("#")
+            content = param or (bare.rsplit(".", 1)[-1] if content.startswith("~") else bare)
+        elif token.type == "image":
+            content = ""
+        elif token.type not in ("code_inline", "html_inline"):
+            continue
+        words.append(content.strip())
+    return " ".join(words).strip()
+
+
+def doc_builder_ids() -> bool:
+    """Whether the site's toc gives headings doc-builder's ids (mkdocs.yml: toc.slugify: doc_builder_slug)."""
+    return _slug is doc_builder_slug
+
+
 def slugify(text: str, separator: str = "-") -> str:
-    """The id the site's toc gives a heading whose Markdown text is ``text``."""
+    """The id the site's toc gives a heading whose Markdown text is ``text`` (with doc-builder's ids, the id of
+    doc-builder's reading of it: the dialect writes that id on the headings where the two differ)."""
+    if doc_builder_ids():
+        return doc_builder_slug(heading_words(text), separator)
     return str(_slug(plain_heading_text(text), separator))
+
+
+def toc_slug(text: str) -> str:
+    """The id Python-Markdown's toc would give a heading whose Markdown text is ``text``, from its plain text."""
+    return str(_slug(plain_heading_text(text)))
 
 
 def snippet_slug(text: str) -> str:
