@@ -101,12 +101,13 @@ EXPECTED = [
     "docs/autoref.md:3:1: error: raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write "
     "[`Name`] for an API link) [forbidden-html]",
     "docs/autoref.md:5:1: error: raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write "
-    "[`Name`] for an API link) [forbidden-html]",
+    "[`Name`] for an API link) [forbidden-html] (the HTML block is left out)",
     "docs/theme.md:3:6: error: id '__config' is reserved for the theme (its ids start with two underscores or "
-    "'md-') [reserved-name]",
-    "docs/theme.md:5:6: error: class 'md-dialog' is reserved for the theme and the site's scripts [reserved-name]",
+    "'md-') [reserved-name] (removed from the page)",
+    "docs/theme.md:5:6: error: class 'md-dialog' is reserved for the theme and the site's scripts [reserved-name] "
+    "(removed from the page)",
     "docs/theme.md:7:14: error: attribute 'data-md-component' is reserved for the theme and the site's scripts "
-    "[reserved-name]",
+    "[reserved-name] (removed from the page)",
     "docs/theme.md:10:5: error: id '__search' is reserved for the theme (its ids start with two underscores or "
     "'md-') [reserved-name] (removed from the page)",
     "docs/theme.md:10:15: error: class 'md-overlay' is reserved for the theme and the site's scripts "

@@ -5,20 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from perfdocs.embeds import embed_hosts
 from perfdocs.sanitize import (
-    attribute_offsets,
+    EMBED,
+    attribute_spans,
     clean_page,
     srcset_urls,
     unsafe_constructs,
     url_scheme,
-    youtube_embed,
-    youtube_placeholder,
 )
 from selectolax.lexbor import LexborHTMLParser
 
 STYLE = (
-    "style properties other than float, font-style, font-weight, height, max-height, max-width, min-width, "
-    "text-align, text-decoration, vertical-align, white-space, width are not allowed in pages"
+    "style property '{}' is not allowed in pages (only border, border-radius, float, font-style, font-weight, "
+    "height, max-height, max-width, min-width, padding, text-align, text-decoration, vertical-align, white-space, "
+    "width)"
 )
 EVENT = "event handler attribute '{}' is not allowed in pages"
 SCHEME = "URL with the {}: scheme is not allowed"
@@ -61,12 +62,12 @@ def found(fragment: str) -> list[tuple[int, str, str]]:
             '<form action="/x"><button formaction="javascript:x">b</button></form>',
             [(0, "forbidden-html", "raw <form> is not allowed in pages")],
         ),
-        ('<p style="position:fixed">x</p>', [(3, "forbidden-html", STYLE)]),
+        ('<p style="position:fixed">x</p>', [(3, "forbidden-html", STYLE.format("position"))]),
         (
             '<table><tr><td style="text-align: left; color: red">x</td></tr></table>',
-            [(15, "forbidden-html", STYLE)],
+            [(15, "forbidden-html", STYLE.format("color"))],
         ),
-        ('<span style="background: url(https://evil.example/x.png)">x</span>', [(6, "forbidden-html", STYLE)]),
+        ('<span style="background: url(https://evil.example/x.png)">x</span>', [(6, "forbidden-html", STYLE.format("background"))]),
         # the second <img> is the bad one, and an attribute value with '>' does not hide the handler
         ('<img src="ok.png"><img src=x onerror=y>', [(29, "forbidden-html", EVENT.format("onerror"))]),
         ('<a title="a>b" onclick="x">t</a>', [(15, "forbidden-html", EVENT.format("onclick"))]),
@@ -238,10 +239,12 @@ def test_srcset_urls() -> None:
     assert srcset_urls("a.png 1x,  b.png 2x , c.png") == ["a.png", "b.png", "c.png"]
 
 
-def test_attribute_offsets_skip_quoted_values() -> None:
+def test_attribute_spans_skip_quoted_values() -> None:
     tag = "<img title='onerror=x' / src=x\n  onerror = \"y\">"
-    assert attribute_offsets(tag) == [("title", 5), ("src", 25), ("onerror", 33)]
-    assert [tag[i : i + len(name)] for name, i in attribute_offsets(tag)] == ["title", "src", "onerror"]
+    spans = attribute_spans(tag)
+    assert [(name, offset) for name, offset, _, _ in spans] == [("title", 5), ("src", 25), ("onerror", 33)]
+    assert [tag[offset:end] for _, offset, end, _ in spans] == ["title='onerror=x'", "src=x", 'onerror = "y"']
+    assert [tag[lead:offset] for _, offset, _, lead in spans] == [" ", " / ", "  "]  # what goes with it (not a line)
 
 
 @pytest.mark.parametrize(
@@ -268,10 +271,7 @@ def assert_not_executable(html: str) -> None:
     tree = LexborHTMLParser(html, is_fragment=True)
     assert tree.root is not None
     for node in tree.root.traverse(include_text=False):
-        assert node.tag not in {"script", "iframe", "object", "embed", "svg", "style", "form", "base", "meta"} or (
-            node.tag == "iframe"
-            and (node.attributes.get("src") or "").startswith("https://www.youtube-nocookie.com/embed/")
-        )
+        assert node.tag not in {"script", "iframe", "object", "embed", "svg", "style", "form", "base", "meta"}
         for name, value in node.attributes.items():
             assert not name.lower().startswith("on"), (node.tag, name)
             for url in srcset_urls(value or "") if name == "srcset" else [value or ""]:
@@ -285,31 +285,50 @@ def test_clean_page_finding_offsets_point_into_the_page() -> None:
     assert finding.construct == "onerror"
 
 
-def test_youtube_placeholder_becomes_the_nocookie_embed() -> None:
-    page = "<p>x</p>" + youtube_placeholder("dQw4w9WgXcQ", 'A "quoted" & <odd> title')
-    cleaned, findings = clean_page(page)
-    assert findings == []
-    iframe = LexborHTMLParser(cleaned, is_fragment=True).css("div.perfdocs-video > iframe")
-    assert len(iframe) == 1
-    assert iframe[0].attributes["src"] == "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"
-    assert iframe[0].attributes["title"] == 'A "quoted" & <odd> title'
-    assert shape(cleaned) == shape(
-        "<p>x</p>"
-        + f'<div class="perfdocs-video">{youtube_embed("dQw4w9WgXcQ", iframe[0].attributes["title"] or "")}</div>'
-    )
-    assert_not_executable(cleaned)
+HOSTS = embed_hosts(["www.youtube-nocookie.com", "www.youtube.com", "*.hf.space"])
 
 
-def test_a_placeholder_with_a_bad_id_stays_empty_and_is_reported() -> None:
-    page = '<div class="perfdocs-video" data-youtube-id="x&quot;&gt;&lt;script&gt;" data-title="t"></div>'
-    cleaned, findings = clean_page(page)
-    assert [(f.code, f.message) for f in findings] == [
-        (
-            "bad-attribute",
-            "video id 'x\"><script>' is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
-        )
-    ]
-    assert LexborHTMLParser(cleaned, is_fragment=True).css("iframe") == []
+@pytest.mark.parametrize(
+    ("fragment", "address"),
+    [
+        ('<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ" title="A talk"></iframe>',
+         "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"),
+        ('<iframe\n  src="https://org-demo.hf.space"\n  width="850" height="450"\n></iframe>', "https://org-demo.hf.space/"),
+    ],
+)
+def test_an_iframe_from_an_allowed_host_becomes_a_placeholder_that_loads_nothing(fragment: str, address: str) -> None:
+    [finding] = unsafe_constructs(fragment, HOSTS)
+    assert finding.code == EMBED and finding.spans == ((0, len(fragment)),)
+    shown = LexborHTMLParser(finding.replacement, is_fragment=True)
+    [box] = shown.css("div.perfdocs-embed")
+    assert box.attributes["data-perfdocs-embed"] == address
+    assert [a.attributes["href"] for a in box.css("a")] == [address]  # without JavaScript: a link to it
+    # nothing in it requests anything: no iframe, image, script or style
+    assert [n.tag for n in shown.root.traverse(include_text=False)] == ["div", "p", "strong", "br", "code", "a"]
+    cleaned, findings = clean_page(finding.replacement)
+    assert findings == [] and shape(cleaned) == shape(finding.replacement)  # the output allowlist keeps it whole
+
+
+@pytest.mark.parametrize(
+    ("fragment", "message"),
+    [
+        ('<iframe src="https://evil.example/x">fallback</iframe>',
+         "<iframe> not allowed: evil.example is not a host pages may embed from (extra.perfdocs.embed_hosts: "
+         "www.youtube-nocookie.com, www.youtube.com, *.hf.space)"),
+        ('<iframe src="http://org-demo.hf.space">fallback</iframe>',
+         "<iframe> not allowed: 'http://org-demo.hf.space' is not an https:// address"),
+        ('<iframe srcdoc="<b>x</b>">fallback</iframe>', "raw <iframe> is not allowed in pages"),
+    ],
+)
+def test_an_iframe_from_anywhere_else_is_refused_with_its_reason(fragment: str, message: str) -> None:
+    [finding] = unsafe_constructs(fragment, HOSTS)
+    assert (finding.code, finding.message) == ("forbidden-html", message)
+    assert [fragment[a:b] for a, b in finding.spans][1:] == ["</iframe>"]  # its tags go, its fallback text stays
+
+
+def test_an_author_cannot_write_a_placeholder_of_their_own() -> None:
+    fake = '<div class="perfdocs-embed" data-perfdocs-embed="https://evil.example/">x</div>'
+    assert [f.construct for f in unsafe_constructs(fake, HOSTS)] == ["perfdocs-embed", "data-perfdocs-embed"]
 
 
 def test_an_iframe_written_as_raw_html_is_removed_even_when_it_points_to_youtube() -> None:
@@ -372,3 +391,43 @@ def test_the_real_site_loses_nothing(tmp_path: Path) -> None:
             assert len(after.css(selector)) == len(before.css(selector)), (page.name, selector)
             totals[selector] += len(before.css(selector))
     assert all(totals.values()), totals  # the site really has each kind of markup
+
+
+def without(fragment: str, findings: list) -> str:
+    """The fragment with each finding's spans replaced as the dialect replaces them."""
+    edits = sorted(((span, f.replacement if i == 0 else "") for f in findings for i, span in enumerate(f.spans)))
+    for (a, b), new in reversed(edits):
+        fragment = fragment[:a] + new + fragment[b:]
+    return fragment
+
+
+@pytest.mark.parametrize(
+    ("fragment", "kept"),
+    [
+        # the layout doc-builder pages write around prose: the refused property goes, the box and the text stay
+        (
+            '<div style="border: 1px solid #ccc; margin: 2em">Two paragraphs of prose</div>',
+            '<div style="border:1px solid #ccc">Two paragraphs of prose</div>',
+        ),
+        ('<p onclick="x()" class="md-typeset">Text</p>', "<p>Text</p>"),
+        ('<object data="a.swf">Fallback text</object>', "Fallback text"),
+        ('<iframe\n  src="https://evil.example/">Fallback</iframe>', "Fallback"),
+        ("a<script>alert(1)</script>b", "ab"),
+        ('<img src="x.png"\n     onerror="alert(2)">', '<img src="x.png"\n>'),
+    ],
+)
+def test_removing_what_is_refused_keeps_the_content(fragment: str, kept: str) -> None:
+    findings = unsafe_constructs(fragment)
+    assert findings and all(f.spans for f in findings)
+    assert without(fragment, findings) == kept
+    assert unsafe_constructs(kept) == []
+
+
+def test_layout_styles_of_doc_builder_pages_are_allowed() -> None:
+    assert unsafe_constructs('<div style="border: 1px solid; padding: 1em; border-radius: 8px">x</div>') == []
+
+
+def test_a_forbidden_element_holding_another_is_not_unwrapped() -> None:
+    # <object><embed> unwrapped would leave the <embed>: the caller leaves the block out instead
+    [finding] = unsafe_constructs('<object data="a"><embed src="b"></object>')
+    assert finding.construct == "<object" and finding.spans == ()

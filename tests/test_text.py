@@ -66,8 +66,8 @@ def test_headings_get_doc_builder_ids(heading: str, expected: str) -> None:
     ],
 )
 def test_headings_with_inline_markup_get_doc_builder_ids(heading: str, expected: str) -> None:
-    from perfdocs.dialect import convert
     from perfdocs.diagnostics import SourceMap
+    from perfdocs.dialect import convert
 
     assert slugify(heading) == expected  # what the guide predicts
     page = convert(f"## {heading}\n", SourceMap.identity("p.md", 1)).text  # what the dialect hands MkDocs

@@ -17,7 +17,12 @@
    scroll down too on a phone) are reachable from the keyboard, as Material's code blocks are: a wrapper
    whose table does not fit gets tabindex=0 and a region name, and loses them again once it fits.
 
-   Both run again on every page that instant navigation swaps in (Material's document$). */
+   3. Embeds (hooks/perfdocs/embeds.py): a video or a Spaces demo is a placeholder that has requested nothing
+   from its host; "Load it here" puts the iframe in its place, from the address the build checked against
+   extra.perfdocs.embed_hosts (only the dialect writes .perfdocs-embed: authors' HTML may not). One listener on
+   the document serves every page, also those instant navigation swaps in.
+
+   1 and 2 run again on every page that instant navigation swaps in (Material's document$). */
 (function () {
   "use strict";
 
@@ -125,6 +130,25 @@
       }
     }
   }
+
+  document.addEventListener("click", function (event) {
+    var link = event.target instanceof Element ? event.target.closest("a.perfdocs-embed-load") : null;
+    var box = link ? link.closest("div.perfdocs-embed") : null;
+    var address = box ? box.getAttribute("data-perfdocs-embed") || "" : "";
+    if (!box || address.indexOf("https://") !== 0) return;
+    event.preventDefault();
+    var frame = document.createElement("iframe");
+    frame.src = address;
+    frame.title = box.getAttribute("data-perfdocs-title") || "Embedded content";
+    frame.setAttribute("allow", "encrypted-media; picture-in-picture; fullscreen");
+    frame.setAttribute("allowfullscreen", "");
+    frame.setAttribute("referrerpolicy", "strict-origin-when-cross-origin");
+    // no navigating this page away, no access to it: the embed runs as its own site
+    frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-popups allow-forms allow-presentation");
+    box.replaceChildren(frame);
+    box.classList.add("perfdocs-embed--loaded");
+    frame.focus();
+  });
 
   var resizing = null;
   window.addEventListener("resize", function () {

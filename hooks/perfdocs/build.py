@@ -21,6 +21,7 @@ from .apirefs import ApiConfig, ApiIndex, api_config, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site, error_block
+from .embeds import EmbedHosts
 from .history import page_renames
 from .html import PageHTML, parse_page
 from .linkcheck import (
@@ -139,6 +140,7 @@ class BuildState:
     def start(self, config: Any) -> None:
         self.__init__()  # type: ignore[misc]
         self.project = project = Project.from_config(config)
+        self.report(list(project.embed_hosts.problems))
         self.library = SnippetLibrary(project.theory_dir, project.root)
         quiet_link_validation(config)
         self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
@@ -295,7 +297,13 @@ class BuildState:
             source,
             generated_components(markdown, self.library, self.scenario_pages, src_uri),
             self.snippet_edit_url,
-            Site(src_uri, self.doc_files, self.api, notebooks=self.project.notebooks if self.project else None),
+            Site(
+                src_uri,
+                self.doc_files,
+                self.api,
+                notebooks=self.project.notebooks if self.project else None,
+                embeds=self.project.embed_hosts if self.project else EmbedHosts(),
+            ),
         )
         return problems, rendered, refused
 

@@ -108,7 +108,13 @@ class _Site:
             self._scenarios = scenario_index(items, self.library)
         generated = generated_components(source, self.library, self._scenarios or {}, self.project.docs_path(path))
         api = self.api() if "[`" in source or "[[autodoc]]" in source else None
-        site = Site(self.project.docs_path(path), self.files, api, notebooks=self.project.notebooks)
+        site = Site(
+            self.project.docs_path(path),
+            self.files,
+            api,
+            notebooks=self.project.notebooks,
+            embeds=self.project.embed_hosts,
+        )
         rendered = render_source(source, shown, self.library, self.project.root, generated, site)
         return rendered, problems + (api.problems if api else []) + rendered.diagnostics
 
@@ -134,7 +140,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     site = _Site(_project(args))
-    problems: list[Diagnostic] = []
+    problems: list[Diagnostic] = list(site.project.embed_hosts.problems)
     pages = _pages(site.project, args.paths)
     for path in pages:
         problems += site.render(path)[1]

@@ -39,8 +39,16 @@ from .apirefs import (
     reference_labels,
 )
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
+from .embeds import EmbedHosts, is_youtube_id, placeholder, youtube_address
 from .html import locate, parse_page
-from .sanitize import REMOVED_HTML, URL_SCHEMES, is_youtube_id, unsafe_constructs, url_scheme, youtube_placeholder
+from .sanitize import (
+    CLEAN_CONTENT_TAGS,
+    EMBED,
+    REMOVED_HTML,
+    URL_SCHEMES,
+    unsafe_constructs,
+    url_scheme,
+)
 from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE, doc_builder_ids, parse_heading, slugify, toc_slug
 
 ATTR_RE = re.compile(
@@ -148,6 +156,7 @@ class Node:
     message: str = ""  # for "#error" nodes: what the error box says
     rendered: list[Out] = field(default_factory=list)  # for "#lines" nodes: the output, ready
     where: Location = Location("<unknown>", 0)  # the opening tag in the source
+    section: int = 0  # the level of the heading it opened under (0: none), where it ends if never closed
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,7 @@ class Site:
     files: frozenset[str]  # every file under docs_dir, same form
     api: ApiIndex | None = None  # what API links and [[autodoc]] resolve against (None: no API reference)
     notebooks: str | None = None  # mkdocs.yml extra.perfdocs.notebooks: the URL pattern [[open-in-colab]] links to
+    embeds: EmbedHosts = EmbedHosts()  # mkdocs.yml extra.perfdocs.embed_hosts: where an <iframe> may load from
 
 
 @dataclass
@@ -207,6 +217,8 @@ class _Converter:
         self.diagnostics: list[Diagnostic] = []
         self._bad_ids: set[tuple[int, int]] = set()
         self._reported_open: set[Location] = set()
+        self._left_out: set[tuple[int, int]] = set()  # (src, col0) of the HTML blocks left out (_check_fragment)
+        self._section = 0  # the level of the last heading read by tree() (see Node.section)
         self.links: dict[tuple[str, Location], None] = {}
         self.ids: dict[tuple[str, Location], None] = {}
         self.references: frozenset[str] = frozenset()  # the page's link reference labels (API links, brackets)
@@ -234,9 +246,12 @@ class _Converter:
         root = Node(within, {}, 0, 1, (0, 0))
         stack = [root]
         consumed: set[int] = set()
+        outer, self._section = self._section, 0
         for index, block in enumerate(blocks):
             if index in consumed:
                 continue
+            if block.kind in ("heading", "lheading"):
+                self._section = _level(block)
             if block.kind == "paragraph" and MARKER_RE.match(lines[block.start].text.strip()):
                 stack[-1].children.append(self._marker(blocks, index, lines, consumed))
             elif block.kind == "paragraph" and (math := self._math_block(block, lines)) is not None:
@@ -248,6 +263,7 @@ class _Converter:
                 stack[-1].children.append(block)
             else:
                 stack[-1].children.append(block)
+        self._section = outer
         end = (len(lines) - 1, len(lines[-1].text)) if lines else (0, 0)
         while len(stack) > 1:
             node = stack.pop()
@@ -255,26 +271,44 @@ class _Converter:
             if node.name.startswith("#unknown:"):
                 stack[-1].children.extend(node.children)
                 continue  # the unknown-component error already names the cause
-            tabs = [i for i, child in enumerate(node.children) if isinstance(child, Node)]
-            if node.name in ("hfoptions", "frameworkcontent") and tabs:
-                # A group never closed ends after its last tab: what follows is the page again, not
-                # "text outside every tab" reported on top of the missing close.
-                stack[-1].children.extend(node.children[tabs[-1] + 1 :])
-                del node.children[tabs[-1] + 1 :]
-                last = node.children[-1]
-                assert isinstance(last, Node)
-                node.body_end = last.body_end or end
+            heading = self._end_unclosed(node, stack[-1], lines)
             if node.where in self._reported_open:
                 continue  # the body of a component closed too early: its cause is already reported
             self._reported_open.add(node.where)
+            where = f"; it ends before the heading at line {self.location(lines[heading]).line}" if heading else ""
             self.error(
                 lines[node.line],
                 node.col - 1 - lines[node.line].col0,
                 f"<{node.name}> opened here is never closed",
                 "unclosed-component",
-                f"add </{node.name}>",
+                f"add </{node.name}>{where}",
             )
         return root.children
+
+    def _end_unclosed(self, node: Node, parent: Node, lines: list[Line]) -> int | None:
+        """Where a component never closed ends, so the rest of the page still renders: a tab group after its last
+        tab (what follows is the page again, not "text outside every tab"), any component before the next heading
+        of the section it opened in (a heading of its level or above; under the title, the next H2). What follows
+        goes back to ``parent``. Returns the line index of that heading, if it is where the component ends."""
+        heading = None
+        top = max(node.section, 2)
+        for i, child in enumerate(node.children):
+            if isinstance(child, md.Block) and child.kind in ("heading", "lheading") and _level(child) <= top:
+                parent.children.extend(node.children[i:])
+                del node.children[i:]
+                node.body_end = (child.start, 0)
+                heading = child.start
+                break
+        tabs = [i for i, child in enumerate(node.children) if isinstance(child, Node)]
+        if node.name in ("hfoptions", "frameworkcontent") and tabs:
+            # right after the group, before what the heading moved out of it
+            at = next(i for i, child in enumerate(parent.children) if child is node) + 1
+            parent.children[at:at] = node.children[tabs[-1] + 1 :]
+            del node.children[tabs[-1] + 1 :]
+            last = node.children[-1]
+            assert isinstance(last, Node)
+            node.body_end = last.body_end or node.body_end
+        return heading
 
     def _inline_block(self, block: md.Block, lines: list[Line], stack: list[Node]) -> None:
         region = lines[block.start : block.end]
@@ -698,8 +732,24 @@ class _Converter:
         fragment = "\n".join(line.text for line in lines[start:end])
         if md.is_markup_declaration(fragment):
             self._declaration(lines[start], md.indent_of(fragment))
-        self._check_fragment(lines, (start, 0), fragment)
+        if not self._check_fragment(lines, (start, 0), fragment, block=True):
+            self._left_out.add((lines[start].src, lines[start].col0))
         self._html_links(lines, (start, 0), fragment)
+
+    def _delete(
+        self, place: Callable[[int], tuple[Line, int]], starts: list[int], span: tuple[int, int], new: str
+    ) -> None:
+        """Replaces the text of a fragment between two offsets (``starts``: its line starts) with ``new``, each line
+        of the span edited where it is rendered."""
+        a, b = span
+        while a < b:
+            row = _row(starts, a)
+            row_end = starts[row + 1] - 1 if row + 1 < len(starts) else b
+            line, col = place(a)
+            end = min(b, row_end)
+            self.edit(line, col, col + end - a, new)
+            new = ""
+            a = row_end + 1
 
     def _declaration(self, line: Line, col: int) -> None:
         self.error(
@@ -728,14 +778,36 @@ class _Converter:
             line = next((x for x in region if href in x.text), region[0])
             self.links[(href, self.location(line, max(line.text.find(href), 0)))] = None
 
-    def _check_fragment(self, lines: list[Line], at: Pos, fragment: str) -> None:
+    def _check_fragment(self, lines: list[Line], at: Pos, fragment: str, block: bool = False) -> bool:
+        """Reports what the allowlist refuses in a raw-HTML fragment and removes it from the page's text (an
+        attribute, or an element's tags with its content kept), so neither the page nor its Markdown copy holds
+        it. False when a construct could not be removed that way (it spans lines): the caller leaves it out."""
         starts = _line_starts(fragment)
-        for finding in unsafe_constructs(fragment):
+
+        def place(offset: int) -> tuple[Line, int]:
+            row = _row(starts, offset)
+            return lines[at[0] + row], offset - starts[row] + (at[1] if row == 0 else 0)
+
+        removed = True
+        for finding in unsafe_constructs(fragment, self.site.embeds if self.site else EmbedHosts()):
             if finding.construct == "markdown":
                 continue  # md_in_html's switch: Python-Markdown consumes it, it never reaches the page
-            row = _row(starts, finding.offset)
-            col = finding.offset - starts[row] + (at[1] if row == 0 else 0)
-            self.error(lines[at[0] + row], col, finding.message, finding.code)
+            if finding.code == EMBED:  # an iframe from an allowed host: its placeholder takes its place
+                for i, span in enumerate(finding.spans):
+                    self._delete(place, starts, span, finding.replacement if i == 0 else "")
+                continue
+            element = finding.construct.startswith("<")
+            # an attribute's value over several lines would leave a blank line inside its tag: not removed here
+            if not finding.spans or (not element and "\n" in fragment[finding.spans[0][0] : finding.spans[0][1]]):
+                removed = False
+                hint = "the HTML block is left out" if block else None
+            else:
+                for i, span in enumerate(finding.spans):
+                    self._delete(place, starts, span, finding.replacement if i == 0 else "")
+                hint = _REMOVED[element and finding.construct[1:] not in CLEAN_CONTENT_TAGS]
+            line, col = place(finding.offset)
+            self.error(line, col, finding.message, finding.code, hint)
+        return removed
 
     # -- tags ------------------------------------------------------------------------------
     def _tag(self, tag: md.Tag, start: Pos, end: Pos, lines: list[Line], stack: list[Node]) -> None:
@@ -786,7 +858,7 @@ class _Converter:
             self._close_before(tag.name, parent, line, start, stack)
         if parent and stack[-1].name != parent:
             self.error(line, start[1], f"<{tag.name}> must be directly inside <{parent}>", "misplaced-component")
-        node = Node(tag.name, attrs, start[0], col, end, where=self.location(line, start[1]))
+        node = Node(tag.name, attrs, start[0], col, end, where=self.location(line, start[1]), section=self._section)
         stack[-1].children.append(node)
         if tag.self_closing:
             node.body_end = end
@@ -959,12 +1031,7 @@ class _Converter:
             return self._render_quote(block, region)
         if block.kind in ("bullet_list", "ordered_list"):
             return self._render_list(block, lines)
-        if block.kind == "html_block" and any(
-            d.location.path == self.location(region[0]).path
-            and self.location(region[0]).line <= d.location.line <= self.location(region[-1]).line
-            and d.code in REMOVED_HTML
-            for d in self.diagnostics
-        ):
+        if block.kind == "html_block" and (region[0].src, region[0].col0) in self._left_out:
             return self._html_error(region)
         end = md.html_block_end(region[0].text) if block.kind == "html_block" else None
         if end is not None and end not in "\n".join(line.text for line in region)[len(end) :]:
@@ -973,7 +1040,7 @@ class _Converter:
         if block.kind == "html_block" and self.leading and _is_comment(region):
             return [Out("", line.src) for line in region]  # a license comment above the H1: the H1 gives the title
         if block.kind == "html_block":
-            return _markdown_in_details(region)
+            return _markdown_in_details([Line(self.edited(line), line.src, line.col0) for line in region])
         if block.kind == "heading":
             first = self._heading_id(lines, block.start)
             explicit = ATTR_ID_RE.search(first)
@@ -1156,6 +1223,7 @@ class _Converter:
         seen: dict[str, int] = {}
         first = True
         for child in children:
+            # what is not a tab is reported and shown where it is, between two sets of tabs: nothing is lost
             if isinstance(child, md.Block | Piece):
                 if isinstance(child, Piece) or child.kind != "blank":
                     at = child.start if isinstance(child, Piece) else (child.start, 0)
@@ -1164,8 +1232,10 @@ class _Converter:
                         0,
                         f"text directly inside <{group.name}> is outside every tab",
                         "text-outside-tab",
-                        "move it into a tab or after the closing tag",
+                        "move it into a tab or after the closing tag; it is shown between the tabs",
                     )
+                    _join(out, self.render([child], body))
+                    first = True
                 continue
             if child.name == "#error":
                 _join(out, self._render_node(child, body))
@@ -1181,6 +1251,8 @@ class _Converter:
                     f"<{child.name}> inside <{group.name}>; only {allowed} may be here",
                     "misplaced-component",
                 )
+                _join(out, self._render_node(child, body))
+                first = True
                 continue
             label = child.attrs.get("id", ("str", ""))[1] if child_name else FRAMEWORK_LABELS[child.name]
             if '"' in label:
@@ -1192,9 +1264,9 @@ class _Converter:
                     offset,
                     f"tab '{label}' appears twice in this <{group.name}> (first at line {seen[label]})",
                     "duplicate-tab",
+                    "shown as a second tab of that name",
                 )
-                continue
-            seen[label] = self.location(here).line
+            seen.setdefault(label, self.location(here).line)
             head = f'==={"!" if first else ""} "{label}"'
             _join(out, self._admonition(head, here.src, self._render_content(child, body)))
             first = False
@@ -1220,7 +1292,7 @@ class _Converter:
         if not video:
             return []
         title = node.attrs.get("title", ("str", "YouTube video"))[1]
-        return [Out("", line.src), Out(youtube_placeholder(video, title), line.src), Out("", line.src)]
+        return [Out("", line.src), Out(placeholder(youtube_address(video), title), line.src), Out("", line.src)]
 
     def _render_pipeline_tag(self, node: Node, lines: list[Line]) -> list[Out]:
         """doc-builder's task badge: the task's name, for a transformers pipeline task it knows."""
@@ -1352,6 +1424,10 @@ class _Converter:
         return "\n".join(text_lines), language
 
 
+# the hint of a construct removed from the text, by whether it is an element whose content is kept
+_REMOVED = {False: "removed from the page", True: "its tags are removed from the page, its content kept"}
+
+
 def _doc_builder_id(edited: str, source: str) -> str:
     """A heading with the id doc-builder gives it written out, where the toc would read its text otherwise (inline
     code, links, emphasis, images and tags are separate words to doc-builder: see text.heading_words)."""
@@ -1362,6 +1438,11 @@ def _doc_builder_id(edited: str, source: str) -> str:
     if not wanted or wanted == toc_slug(heading.text):
         return edited
     return f"{edited.rstrip()} {{ #{wanted} }}"
+
+
+def _level(block: md.Block) -> int:
+    """The level of a heading block (its tag, h1-h6)."""
+    return int(block.tokens[0].tag[1:])
 
 
 def _closest(word: str, candidates: list[str]) -> str | None:

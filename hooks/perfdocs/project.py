@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from .diagnostics import display_path
+from .embeds import EmbedHosts, embed_hosts
 from .history import SiteWide
 from .linkcheck import base_path
 from .matrix import scan_scenario_pages
@@ -57,6 +58,7 @@ class Project:
     use_directory_urls: bool = True  # page URLs as MkDocs writes them: dir/ or dir.html
     notebooks: str | None = None  # extra.perfdocs.notebooks: the notebook URL pattern of [[open-in-colab]]
     redirect_hosts: RedirectHosts = RedirectHosts()  # extra.perfdocs.redirect_hosts, checked: where redirects may go
+    embed_hosts: EmbedHosts = EmbedHosts()  # extra.perfdocs.embed_hosts, checked: where an <iframe> may load from
     templates: tuple[str, ...] = ()  # site files MkDocs renders from the theme (404.html, sitemap.xml[.gz]...)
 
     # -- loading -----------------------------------------------------------------------
@@ -87,6 +89,9 @@ class Project:
             redirect_hosts=redirect_hosts(_perfdocs_setting(config.get("extra"), "redirect_hosts"), config_file,
                                           display_path(config_file, root)),
             templates=_templates(config),
+            embed_hosts=embed_hosts(
+                _perfdocs_setting(config.get("extra"), "embed_hosts"), display_path(config_file, root)
+            ),
         )
 
     @classmethod

@@ -14,7 +14,7 @@ afterwards with a small start-tag reader.
 from __future__ import annotations
 
 import html as html_lib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
@@ -22,6 +22,7 @@ import nh3
 from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from .embeds import EmbedHosts, embed_address, placeholder
 from .html import srcset_urls
 
 __all__ = [
@@ -31,8 +32,6 @@ __all__ = [
     "Finding",
     "clean_page",
     "unsafe_constructs",
-    "youtube_embed",
-    "youtube_placeholder",
 ]
 
 FORBIDDEN_HTML, UNSAFE_URL, RESERVED_NAME = "forbidden-html", "unsafe-url", "reserved-name"
@@ -133,6 +132,7 @@ URL_ATTRIBUTES = frozenset({"href", "src", "cite", "poster", "srcset", "action",
 STYLE_PROPERTIES = frozenset(
     {"text-align", "white-space", "vertical-align", "font-weight", "font-style", "text-decoration"}
     | {"width", "max-width", "min-width", "height", "max-height", "float"}
+    | {"border", "border-radius", "padding"}  # boxes around a figure or a note: they stay inside the element
 )
 # Names the theme and the site's scripts find elements by. Content using them stands in for the theme's own
 # elements: Material reads its settings from the first element with id __config (a page's <div id="__config">
@@ -143,14 +143,14 @@ RESERVED_ID_PREFIXES = ("__", "md-")
 RESERVED_CLASS_PREFIXES = ("md-",)
 RESERVED_ATTRIBUTE_PREFIXES = ("data-md-",)
 # Authors' raw HTML may not use the names the site's scripts and the hooks act on either: the calculator mounts on
-# .perfdocs-estimator, the page actions and tab hints are found by class, a .perfdocs-video gets a player.
+# .perfdocs-estimator, the page actions and tab hints are found by class, a .perfdocs-embed loads its iframe.
 AUTHOR_RESERVED_CLASS_PREFIXES = (
     "md-",
     "perfdocs-estimator",
     "perfdocs-page-actions",
     "perfdocs-tab-hint",
     "perfdocs-report",
-    "perfdocs-video",
+    "perfdocs-embed",
 )
 AUTHOR_RESERVED_ATTRIBUTE_PREFIXES = ("data-md-", "data-perfdocs-")
 # The classes content keeps: what the dialect, the Markdown extensions (admonition, pymdownx.details/tabbed/
@@ -176,8 +176,7 @@ isindex keygen marquee xmp plaintext noembed noframes slot
 """.split()
 )
 
-VIDEO_CLASS = "perfdocs-video"
-YOUTUBE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+EMBED = "embed"  # the code of a finding that is no problem: an iframe from an allowed host, shown as a placeholder
 
 
 @dataclass(frozen=True)
@@ -194,6 +193,10 @@ class Finding:
     code: str
     construct: str
     scheme: str = ""
+    # the ranges of the checked text that removing the construct deletes: an attribute; an element's start and end
+    # tags (its content stays), or the whole element for script and style; () where the text does not show them
+    spans: tuple[tuple[int, int], ...] = ()
+    replacement: str = ""  # the text that takes the first span's place (a style's allowed declarations)
 
 
 # -- the allowlist as nh3 arguments --------------------------------------------------------------
@@ -303,18 +306,23 @@ class _Removal:
     code: str
     scheme: str = ""
     construct: str = ""  # what the source wrote, when not the attribute's name (a reserved id or class)
+    keeps_content: bool = True  # an element whose content may stay (no element in it is removed too)
+    replacement: str = ""  # what an attribute becomes (a style keeps its allowed declarations)
 
 
-def _style_allowed(value: str) -> bool:
-    """True when nh3 keeps every declaration of this style value (STYLE_PROPERTIES only)."""
+def _style_kept(value: str) -> tuple[str, list[str]]:
+    """The declarations of a style value nh3 keeps (STYLE_PROPERTIES only), and the properties it drops."""
     kept = nh3.clean(
         f'<span style="{html_lib.escape(value, quote=True)}">x</span>',
         tags={"span"},
         attributes={"span": {"style"}},
         filter_style_properties=set(STYLE_PROPERTIES),
     )
-    declarations = [d for d in value.split(";") if d.strip()]
-    return kept.count(":") >= len(declarations)
+    style = LexborHTMLParser(kept, is_fragment=True).css_first("span")
+    text = (style.attributes.get("style") if style is not None else None) or ""
+    names = {d.partition(":")[0].strip().lower() for d in text.split(";")}
+    dropped = [d.partition(":")[0].strip().lower() or d.strip() for d in value.split(";") if d.strip()]
+    return text, [name for name in dropped if name not in names]
 
 
 def _reserved_removal(name: str, value: str, authored: bool) -> _Removal | None:
@@ -347,9 +355,16 @@ def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Remo
     reserved = _reserved_removal(name, value, authored)
     if reserved:
         return reserved
-    if name == "style" and not _style_allowed(value):
-        message = f"style properties other than {', '.join(sorted(STYLE_PROPERTIES))} are not allowed in pages"
-        return _Removal(name, message, FORBIDDEN_HTML)
+    if name == "style":
+        kept, dropped = _style_kept(value)
+        if dropped:
+            names = ", ".join(f"'{name}'" for name in dropped)
+            message = (
+                f"style propert{'ies' if len(dropped) > 1 else 'y'} {names} {'are' if len(dropped) > 1 else 'is'} "
+                f"not allowed in pages (only {', '.join(sorted(STYLE_PROPERTIES))})"
+            )
+            kept_style = f' style="{html_lib.escape(kept)}"' if kept else ""
+            return _Removal(name, message, FORBIDDEN_HTML, replacement=kept_style)
     if name in URL_ATTRIBUTES:
         bad = _bad_schemes(name, value)
         if bad:
@@ -357,7 +372,21 @@ def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Remo
     return None
 
 
-def _element_removals(tag: str, node: LexborNode, authored: bool) -> list[_Removal]:
+def _embed(node: LexborNode, embeds: EmbedHosts) -> _Removal:
+    """An author's iframe: the placeholder of an embed from an allowed host, else refused with its reason."""
+    src = node.attributes.get("src")
+    if not src:
+        return _Removal(None, "raw <iframe> is not allowed in pages", FORBIDDEN_HTML)
+    address, why = embed_address(src, embeds)
+    if address is None:
+        return _Removal(None, f"<iframe> not allowed: {why}", FORBIDDEN_HTML)
+    title = node.attributes.get("title") or ""
+    return _Removal(None, "", EMBED, keeps_content=False, replacement=placeholder(address, title))
+
+
+def _element_removals(tag: str, node: LexborNode, authored: bool, embeds: EmbedHosts | None) -> list[_Removal]:
+    if authored and tag == "iframe" and embeds is not None and (node.parent is None or node.parent.tag != "iframe"):
+        return [_embed(node, embeds)]
     if authored and tag == "autoref":  # its attributes are written back unescaped when the link is resolved
         message = "raw <autoref> is not allowed in pages (mkdocs-autorefs' placeholder; write [`Name`] for an API link)"
         return [_Removal(None, message, FORBIDDEN_HTML)]
@@ -365,7 +394,9 @@ def _element_removals(tag: str, node: LexborNode, authored: bool) -> list[_Remov
         parent = (node.parent.tag or "").lower() if node.parent is not None else ""
         if parent in KNOWN_FORBIDDEN:
             return []  # inside an element already reported: it goes with it
-        return [_Removal(None, f"raw <{tag}> is not allowed in pages", FORBIDDEN_HTML)]
+        inside = list(node.traverse(include_text=False))[1:]  # traverse starts at the node itself
+        inner = any((child.tag or "").lower() in KNOWN_FORBIDDEN for child in inside)
+        return [_Removal(None, f"raw <{tag}> is not allowed in pages", FORBIDDEN_HTML, keeps_content=not inner)]
     if tag not in ALLOWED_TAGS:
         return []  # unknown names (components, custom elements): the dialect reports them
     return [
@@ -375,7 +406,7 @@ def _element_removals(tag: str, node: LexborNode, authored: bool) -> list[_Remov
     ]
 
 
-def _removals(text: str, authored: bool) -> list[tuple[str, int, list[_Removal]]]:
+def _removals(text: str, authored: bool, embeds: EmbedHosts | None = None) -> list[tuple[str, int, list[_Removal]]]:
     """(tag, ordinal among the elements of that name, removals) for each element that loses something.
 
     ``authored``: ``text`` is raw HTML an author wrote (the toolchain's own names are refused too), else the
@@ -391,15 +422,16 @@ def _removals(text: str, authored: bool) -> list[tuple[str, int, list[_Removal]]
             continue
         ordinal = seen.get(tag, 0)
         seen[tag] = ordinal + 1
-        removals = _element_removals(tag, node, authored)
+        removals = _element_removals(tag, node, authored, embeds)
         if removals:
             found.append((tag, ordinal, removals))
     return found
 
 
-def unsafe_constructs(fragment: str) -> list[Finding]:
-    """What the allowlist would remove from one raw-HTML fragment of a page, in source order."""
-    return _findings(fragment, _removals(fragment, authored=True))
+def unsafe_constructs(fragment: str, embeds: EmbedHosts | None = None) -> list[Finding]:
+    """What the allowlist would remove from one raw-HTML fragment of a page, in source order. With ``embeds``,
+    an iframe from an allowed host is an EMBED finding whose replacement is its placeholder (embeds.py)."""
+    return _findings(fragment, _removals(fragment, authored=True, embeds=embeds))
 
 
 # -- locating a construct in the text ----------------------------------------------------------
@@ -408,27 +440,47 @@ class StartTag:
     name: str
     offset: int
     end: int  # just past its '>'
-    attributes: tuple[tuple[str, int], ...]  # (lower-case name, offset)
+    attributes: tuple[tuple[str, int, int, int], ...]  # (lower-case name, offset, end of value, start of space before)
+    closed_at: tuple[int, int] | None = None  # the span of its end tag, where the text has one
 
 
 class _StartTags(HTMLParser):
-    """Offsets of the start tags in a text, with the offset of each attribute name."""
+    """Offsets of the start tags in a text, with the span of each attribute, and the end tag of each."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
         self.line_starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
+        self.text = text
         self.tags: list[StartTag] = []
+        self.open: list[int] = []  # indexes of the start tags not closed yet
         self.feed(text)
         self.close()
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def _offset(self) -> int:
         line, col = self.getpos()
-        offset = self.line_starts[line - 1] + col
+        return self.line_starts[line - 1] + col
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        offset = self._offset()
         raw = self.get_starttag_text() or ""
-        attributes = tuple((n, offset + i) for n, i in attribute_offsets(raw))
+        attributes = tuple((n, offset + i, offset + j, offset + k) for n, i, j, k in attribute_spans(raw))
+        self.open.append(len(self.tags))
         self.tags.append(StartTag(tag.lower(), offset, offset + len(raw), attributes))
 
-    handle_startendtag = handle_starttag
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        self.open.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        offset = self._offset()
+        end = self.text.find(">", offset)
+        name = tag.lower()
+        for depth in range(len(self.open) - 1, -1, -1):  # the innermost open element of that name
+            index = self.open[depth]
+            if self.tags[index].name == name:
+                del self.open[depth:]
+                self.tags[index] = replace(self.tags[index], closed_at=(offset, len(self.text) if end < 0 else end + 1))
+                return
 
 
 def start_tags(text: str) -> list[StartTag]:
@@ -436,14 +488,16 @@ def start_tags(text: str) -> list[StartTag]:
     return _StartTags(text).tags
 
 
-def attribute_offsets(start_tag: str) -> list[tuple[str, int]]:
-    """(lower-case name, offset) of each attribute in one start tag's text, split as the HTML5 tokenizer does."""
+def attribute_spans(start_tag: str) -> list[tuple[str, int, int, int]]:
+    """(lower-case name, offset, end, lead) of each attribute in one start tag's text, split as the HTML5
+    tokenizer does: its name's offset, the end of its value, and where the white space before it starts."""
     space = " \t\n\f\r"
     i, n = 1, len(start_tag)
     while i < n and start_tag[i] not in space + "/>":
         i += 1
     found = []
     while i < n:
+        before = i
         while i < n and start_tag[i] in space + "/":
             i += 1
         if i >= n or start_tag[i] == ">":
@@ -452,7 +506,8 @@ def attribute_offsets(start_tag: str) -> list[tuple[str, int]]:
         i += 1  # a name may start with '='
         while i < n and start_tag[i] not in space + "/>=":
             i += 1
-        found.append((start_tag[begin:i].lower(), begin))
+        name = start_tag[begin:i].lower()
+        end = i
         while i < n and start_tag[i] in space:
             i += 1
         if i < n and start_tag[i] == "=":
@@ -460,11 +515,14 @@ def attribute_offsets(start_tag: str) -> list[tuple[str, int]]:
             while i < n and start_tag[i] in space:
                 i += 1
             if i < n and start_tag[i] in "\"'":
-                end = start_tag.find(start_tag[i], i + 1)
-                i = n if end < 0 else end + 1
+                close = start_tag.find(start_tag[i], i + 1)
+                i = n if close < 0 else close + 1
             else:
                 while i < n and start_tag[i] not in space + ">":
                     i += 1
+            end = i
+        newline = start_tag.rfind("\n", before, begin)
+        found.append((name, begin, end, before if newline < 0 else newline + 1))  # the line break stays
     return found
 
 
@@ -479,6 +537,7 @@ def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> lis
     for name, ordinal, element_removals in removals:
         candidates = by_name.get(name, [])
         start = candidates[min(ordinal, len(candidates) - 1)] if candidates else None
+        exact = ordinal < len(candidates)  # both parsers agree on the element: its text can be removed
         for removal in element_removals:
             findings.append(
                 Finding(
@@ -487,6 +546,8 @@ def _findings(text: str, removals: list[tuple[str, int, list[_Removal]]]) -> lis
                     removal.code,
                     f"<{name}" if removal.attribute is None else removal.construct or removal.attribute,
                     removal.scheme,
+                    _spans(start, removal, len(text)) if exact and start is not None else (),
+                    removal.replacement,
                 )
             )
     return sorted(findings, key=lambda f: f.offset)
@@ -497,7 +558,18 @@ def _offset(tag: StartTag | None, attribute: str | None) -> int:
         return 0
     if attribute is None:
         return tag.offset
-    return next((offset for name, offset in tag.attributes if name == attribute), tag.offset)
+    return next((offset for name, offset, _, _ in tag.attributes if name == attribute), tag.offset)
+
+
+def _spans(tag: StartTag, removal: _Removal, length: int) -> tuple[tuple[int, int], ...]:
+    """What to delete from the text to remove ``removal`` from ``tag``'s element (see Finding.spans)."""
+    if removal.attribute is not None:
+        return tuple((lead, end) for name, _, end, lead in tag.attributes if name == removal.attribute)[:1]
+    if tag.name in CLEAN_CONTENT_TAGS or removal.code == EMBED:
+        return ((tag.offset, tag.closed_at[1] if tag.closed_at else length),)
+    if not removal.keeps_content:
+        return ()
+    return ((tag.offset, tag.end),) + ((tag.closed_at,) if tag.closed_at else ())
 
 
 # -- a page's content ----------------------------------------------------------------------------
@@ -506,66 +578,10 @@ _TAGS_AFTER_PLUGINS = _TAGS - {"autoref"}
 
 
 def clean_page(html: str, after_plugins: bool = False) -> tuple[str, list[Finding]]:
-    """A page's content HTML through the allowlist, placeholders turned into embeds, and what was removed.
+    """A page's content HTML through the allowlist, and what was removed.
 
     ``after_plugins``: the content as plugins left it after the first pass (no ``<autoref>`` placeholders
     are kept then). Offsets of the findings are in ``html``.
     """
     findings = _findings(html, _removals(html, authored=False))
-    cleaned = _clean(html, _TAGS_AFTER_PLUGINS if after_plugins else _TAGS)
-    if VIDEO_CLASS in cleaned:
-        cleaned, bad_ids = _fill_videos(cleaned)
-        findings += [_bad_video(html, video_id) for video_id in bad_ids]
-    return cleaned, sorted(findings, key=lambda f: f.offset)
-
-
-def _fill_videos(html: str) -> tuple[str, list[str]]:
-    """Each placeholder with a valid id gets its iframe; the ids that are not valid come back."""
-    tree = LexborHTMLParser(html, is_fragment=True)
-    bad = []
-    filled = 0
-    for node in tree.css(f"div.{VIDEO_CLASS}[data-youtube-id]"):
-        video_id = node.attributes.get("data-youtube-id") or ""
-        if not is_youtube_id(video_id):
-            bad.append(video_id)
-            continue
-        title = node.attributes.get("data-title") or "YouTube video"
-        node.inner_html = youtube_embed(video_id, title)
-        del node.attrs["data-youtube-id"]
-        if "data-title" in node.attrs:
-            del node.attrs["data-title"]
-        filled += 1
-    return (tree.html or "") if filled else html, bad
-
-
-def _bad_video(html: str, video_id: str) -> Finding:
-    where = html.find(f'data-youtube-id="{html_lib.escape(video_id, quote=True)}"')
-    return Finding(
-        max(where, 0),
-        f"video id '{video_id}' is not a YouTube video id (11 characters of letters, digits, '-' and '_')",
-        "bad-attribute",
-        "data-youtube-id",
-    )
-
-
-# -- YouTube ---------------------------------------------------------------------------------------
-def is_youtube_id(video_id: str) -> bool:
-    return len(video_id) == 11 and all(c in YOUTUBE_ID_CHARS for c in video_id)
-
-
-def youtube_placeholder(video_id: str, title: str) -> str:
-    """What the dialect writes for <Youtube>: an empty element the allowlist keeps, filled by clean_page."""
-    return (
-        f'<div class="{VIDEO_CLASS}" data-youtube-id="{html_lib.escape(video_id, quote=True)}" '
-        f'data-title="{html_lib.escape(title, quote=True)}"></div>'
-    )
-
-
-def youtube_embed(video_id: str, title: str) -> str:
-    """The privacy-enhanced player iframe (youtube-nocookie.com) for a valid video id."""
-    return (
-        f'<iframe src="https://www.youtube-nocookie.com/embed/{video_id}" '
-        f'title="{html_lib.escape(title, quote=True)}" loading="lazy" '
-        'referrerpolicy="strict-origin-when-cross-origin" '
-        'allow="encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>'
-    )
+    return _clean(html, _TAGS_AFTER_PLUGINS if after_plugins else _TAGS), findings
