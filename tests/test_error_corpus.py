@@ -568,9 +568,28 @@ def test_link_errors_are_shown_on_the_page(tmp_path: Path, strict: bool) -> None
 
     boxes = LexborHTMLParser(article(project / "site", "index.html")).css("article > div.admonition.failure")
     assert [box.text() for box in boxes] == [
-        "Build error: 1 problem on this pagedocs/index.md:6:52: broken link 'nope.md': no page nope.md in the docs"
+        "Build error: this page has 1 problemdocs/index.md:6:52: broken link 'nope.md': no page nope.md in the docs"
     ]
     assert "Build error" not in article(project / "site", "other/index.html")
+
+
+def test_one_box_per_page_lists_each_problem_once_escaped_once(tmp_path: Path) -> None:
+    # a dialect error, a refused attribute and a broken link (found by the dialect and by the link check)
+    body = '<Zebra>x</Zebra>\n\n<p style="margin: 1em">Kept.</p>\n\nSee [a missing one](nope.md).'
+    project = make_project(tmp_path, {"docs/index.md": PAGE.format(body=body)})
+    build(project, project / "site", strict=False)
+    from selectolax.lexbor import LexborHTMLParser
+
+    boxes = LexborHTMLParser(article(project / "site", "index.html")).css("div.admonition.failure")
+    assert len(boxes) == 1
+    assert boxes[0].css_first(".admonition-title").text() == "Build error: this page has 3 problems"
+    assert [li.text() for li in boxes[0].css("li")] == [
+        "docs/index.md:6:1: unknown component <Zebra> (write it as inline code (`<...>`) if it is meant literally)",
+        "docs/index.md:8:4: style property 'margin' is not allowed in pages (only border, border-radius, float, "
+        "font-style, font-weight, height, max-height, max-width, min-width, padding, text-align, text-decoration, "
+        "vertical-align, white-space, width) (removed from the page)",
+        "docs/index.md:10:21: broken link 'nope.md': no page nope.md in the docs",
+    ]
 
 
 REDIRECTED = {

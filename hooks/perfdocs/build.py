@@ -20,7 +20,7 @@ from mkdocs.utils.meta import get_data
 from .apirefs import ApiConfig, ApiIndex, api_config, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .diagnostics import Diagnostic, Location, SourceMap
-from .dialect import Site, error_block
+from .dialect import Site
 from .embeds import EmbedHosts
 from .history import page_renames
 from .html import PageHTML, parse_page
@@ -105,6 +105,7 @@ class BuildState:
     renames: dict[str, str] = field(default_factory=dict)  # docs path -> new docs path, as git sees HEAD
     search_texts: dict[str, dict[str, str]] = field(default_factory=dict)  # page URL -> search.section_texts
     reported: set[str] = field(default_factory=set)
+    page_errors: dict[str, list[Diagnostic]] = field(default_factory=dict)  # dest file -> what its box lists
     errors: int = 0
     site_nav: Any = None  # MkDocs' nav, for /llms.txt
     redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
@@ -354,15 +355,10 @@ class BuildState:
         for name in rendered.snippets_used:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
-        if errors:  # under mkdocs serve the author sees them on the page too; --strict fails the build anyway
-            listing = "\n\n".join(f"- `{d.location}`: {d.message}" + (f" ({d.hint})" if d.hint else "") for d in errors)
-            title = f"Build error: this page has {len(errors)} problem{'s' if len(errors) > 1 else ''}"
-            box = "\n".join(error_block(listing, title=title))
-            head, _, rest = rendered.text.partition("\n")
-            if head.startswith("# "):  # after the H1, which still gives the page its title
-                return head + "\n" + box + "\n" + rest
-            return box + "\n" + rendered.text
-        self.inclusions[page.file.src_uri] = rendered.inclusions
+        if errors:  # under mkdocs serve the author sees them on the page too (show_problems); --strict fails anyway
+            self.page_errors[dest] = errors
+        else:
+            self.inclusions[page.file.src_uri] = rendered.inclusions
         return rendered.text
 
     def page_content(self, html: str, page: Any) -> str:
@@ -377,8 +373,7 @@ class BuildState:
             located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
             new = [d for d in located if not markdown or _key(d) not in markdown.reported]
             self.report(new)
-            if new:  # under mkdocs serve the author sees them on the page, as with the Markdown-side errors
-                cleaned = error_box(new) + cleaned
+            self.page_errors.setdefault(page.file.dest_uri, []).extend(new)
         self.content_links[page.file.dest_uri] = parse_page(cleaned)
         self.search_texts[page.url] = section_texts(cleaned)
         self.cleaned[page.file.src_uri] = cleaned
@@ -405,9 +400,9 @@ class BuildState:
         if findings:
             markdown = self.markdown.get(page.file.src_uri)
             located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
-            self.report(
-                [replace(d, hint="written by a plugin after the sanitiser; removed from the page") for d in located]
-            )
+            late = [replace(d, hint="written by a plugin after the sanitiser; removed from the page") for d in located]
+            self.report(late)
+            self.page_errors.setdefault(page.file.dest_uri, []).extend(late)
         page.content = content
 
     def post_page(self, output: str, page: Any) -> None:
@@ -438,7 +433,7 @@ class BuildState:
             assert self.project is not None
             self.renames = page_renames(self.root, "HEAD", self.display(self.project.docs_dir).rstrip("/") + "/")
         self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, self.renames))
-        self.show_link_problems(site, report)
+        self.show_problems(site, report)
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         size = write_index(site, self.search_texts)
         if size:
@@ -467,20 +462,25 @@ class BuildState:
             return self.display(site)
         return self.base.rstrip("/")
 
-    def show_link_problems(self, site: Path, report: Report) -> None:
-        """Each built page with broken links gets the "Build error" box at the start of its article, as the
-        Markdown-side errors do: under ``mkdocs serve`` the author sees them where they look."""
+    def show_problems(self, site: Path, report: Report) -> None:
+        """Each built page with problems gets one "Build error" box at the start of its article, listing each
+        problem once (what its Markdown, its HTML and its links showed): under ``mkdocs serve`` the author sees
+        them where they look."""
         by_page: dict[str, list[Problem]] = {}
         for problem in report.problems:
             if problem.page in self.content_links:
                 by_page.setdefault(problem.page, []).append(problem)
-        for page, problems in by_page.items():
-            page_report = replace(report, problems=problems)
-            diagnostics = to_diagnostics(
-                page_report, site, self.link_map, self.site_label(site), self.base, self.renames
-            )
+        for page in sorted(set(by_page) | set(self.page_errors)):
+            problems = list(self.page_errors.get(page, ()))
+            if page in by_page:
+                page_report = replace(report, problems=by_page[page])
+                problems += to_diagnostics(
+                    page_report, site, self.link_map, self.site_label(site), self.base, self.renames
+                )
             path = site / page
-            html, inserted = with_error_box(path.read_text(encoding="utf-8"), error_box(diagnostics, "on this page"))
+            if not problems or not path.is_file():
+                continue
+            html, inserted = with_error_box(path.read_text(encoding="utf-8"), error_box(problems))
             if inserted:
                 path.write_text(html, encoding="utf-8")
 
@@ -607,17 +607,22 @@ def _construct_columns(line: str, needle: str) -> Iterator[int]:
         at = line.find(needle, at + 1)
 
 
-def error_box(diagnostics: list[Diagnostic], where: str = "removed from this page") -> str:
-    """The red "Build error" admonition, as HTML, for problems found after the Markdown was rendered."""
+def error_box(diagnostics: list[Diagnostic]) -> str:
+    """The red "Build error" admonition, as HTML: each problem once (a broken link the dialect and the link check
+    both found is one), in the order found, its text escaped once."""
+    shown: dict[tuple[str, str], Diagnostic] = {}
+    for d in diagnostics:
+        key = (str(d.location), d.code) if d.code == "missing-file" else (str(d.location), d.message)
+        shown.setdefault(key, d)
     items = "".join(
         f"<li><code>{escape(str(d.location))}</code>: {escape(d.message)}"
         + (f" ({escape(d.hint)})" if d.hint else "")
         + "</li>"
-        for d in diagnostics
+        for d in shown.values()
     )
-    count = f"{len(diagnostics)} problem{'s' if len(diagnostics) > 1 else ''}"
+    count = f"{len(shown)} problem{'s' if len(shown) > 1 else ''}"
     return (
-        f'<div class="admonition failure"><p class="admonition-title">Build error: {count} {where}'
+        f'<div class="admonition failure"><p class="admonition-title">Build error: this page has {count}'
         f"</p><ul>{items}</ul></div>\n"
     )
 

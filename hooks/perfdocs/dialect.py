@@ -179,8 +179,9 @@ class Converted:
     ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
 
 
-def error_block(message: str, indent: str = "", title: str = "Build error") -> list[str]:
-    """A visible failure admonition, used where a construct could not be rendered."""
+def error_block(message: str, indent: str = "", title: str = "Left out here") -> list[str]:
+    """A visible note where a construct could not be rendered and is left out (the page's one "Build error" box
+    lists every problem of the page; build.show_problems)."""
     body = [f"{indent}    {html.escape(line, quote=False)}" for line in message.split("\n")]
     return ["", f'{indent}!!! failure "{title}"', "", *body, ""]
 
@@ -834,10 +835,7 @@ class _Converter:
                 did_you_mean(tag.name, list(COMPONENTS) + sorted(EXPANDED_EARLIER))
                 or "write it as inline code (`<...>`) if it is meant literally",
             )
-            node = Node("#error", {}, start[0], col, end)
-            node.message = f"{self.location(line, start[1])}: unknown component <{tag.name}>"
-            stack[-1].children.append(node)
-            if not tag.self_closing:
+            if not tag.self_closing:  # its content stays where it is (nothing is left out: no note here)
                 stack.append(Node(f"#unknown:{tag.name}", {}, start[0], col, end, where=self.location(line, start[1])))
             return
         if len(stack) > MAX_COMPONENT_DEPTH and not tag.self_closing:
