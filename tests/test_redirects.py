@@ -204,6 +204,27 @@ def test_redirect_pages_cover_every_form_and_remap_fragments() -> None:
     assert '<link rel="canonical" href="../performance/train/gpu_one/">' in page
 
 
+def test_a_fragment_on_the_way_to_a_section_is_kept_when_the_page_has_it() -> None:
+    """k: the ids of the section's page (not the theme's, not those an entry remaps) the script keeps as they are;
+    none when the target is a page, which keeps every fragment, or when the build gives no ids."""
+    rmap, _ = load(
+        "  old: performance/train/gpu_one.md#mixed-precision\n"
+        "  old#fp16: performance/train/gpu_one.md#mixed-precision\n"
+        "  other: performance/scalability.md\n"
+    )
+    ids = {
+        "performance/train/gpu_one.md": {"mixed-precision", "batch-size", "fp16", "__codelineno-0-1", "__tabbed_1_1"}
+    }
+    files = redirect_pages(rmap, URLS.__getitem__, lambda p: "Training on one GPU", ids)
+    assert (
+        'var t="../performance/train/gpu_one/#mixed-precision",'
+        'm={"fp16": "../performance/train/gpu_one/#mixed-precision"},k=["batch-size", "mixed-precision"],'
+    ) in files["old/index.html"]
+    assert 'var t="../performance/scalability/",m={},k=[],' in files["other/index.html"]
+    bare = redirect_pages(rmap, URLS.__getitem__, lambda p: "Training on one GPU")
+    assert ",k=[]," in bare["old.mdx/index.html"]
+
+
 def test_netlify_file_lists_every_form_with_base_path() -> None:
     rmap, _ = load("  parallelism: performance/scalability.md\n")
     text = netlify_redirects(rmap, URLS.__getitem__, "/docs/")

@@ -415,7 +415,9 @@ class BuildState:
         site = Path(config.site_dir)
         path = self.display(self.project.redirects_file)
         self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
-        files = redirect_pages(self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p))
+        files = redirect_pages(
+            self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p), self.page_ids
+        )
         self.report(write_redirect_pages(site, files, self.redirects, path))
         self.write_for_assistants(site, config, set(self.dest_of.values()) | set(files))
         (site / NETLIFY_FILE).write_text(

@@ -1,7 +1,10 @@
 """``redirects.yml``: validation, chain collapsing, redirect pages and a ``_redirects`` file.
 
 Every old URL form a reader may hold (``/x``, ``/x/``, ``/x.html``, ``/x.md``, ``/x.mdx``) is
-served; fragments are kept, or remapped by ``old#frag`` entries.
+served by the same redirect page, whose script reads the fragment (which never reaches a server): an
+``old#frag`` entry remaps it (matched as written, then in lower case: doc-builder's ids are lower case);
+any other fragment is kept, and where the old page itself leads to a section (``old: page.md#id``), it
+is kept only when the new page has that id, the reader landing on the section otherwise.
 
 redirects.yml comes from contributors, mkdocs.yml from maintainers: the hosts an external target
 may lead to are listed in mkdocs.yml (``extra.perfdocs.redirect_hosts``), and an external target
@@ -637,8 +640,10 @@ PAGE_TEMPLATE = """<!doctype html>
 <meta name="robots" content="noindex">
 <link rel="canonical" href="{href}">
 <meta http-equiv="refresh" content="0; url={href}">
-<script>(function(){{var t={target},m={anchors},h=location.hash.slice(1);try{{h=decodeURIComponent(h)}}catch(e){{}}
-location.replace(m.hasOwnProperty(h)?m[h]:t+(h&&t.indexOf("#")<0?"#"+location.hash.slice(1):""))}})()</script>
+<script>(function(){{var t={target},m={anchors},k={kept},
+r=location.hash.slice(1),h=r,l;try{{h=decodeURIComponent(r)}}catch(e){{}}l=h.toLowerCase();
+location.replace(m.hasOwnProperty(h)?m[h]:m.hasOwnProperty(l)?m[l]:t.indexOf("#")<0?t+(h?"#"+r:""):
+h&&k.indexOf(h)>=0?t.slice(0,t.indexOf("#"))+"#"+r:t)}})()</script>
 </head>
 <body>
 <p>This page has moved to <a href="{href}">{title}</a>.</p>
@@ -651,12 +656,29 @@ def _js(value: object) -> str:
     return json.dumps(value, sort_keys=True).replace("</", "<\\/")
 
 
+def _kept(target: Target, remapped: Mapping[str, Target], ids: Mapping[str, set[str]] | None) -> list[str]:
+    """The fragments a redirect page to a section (``target`` has an anchor) keeps as they are: the target
+    page's own ids, but the theme's (``__``: code lines, tabs, navigation) and those an entry remaps."""
+    if not (target.page and target.anchor and ids):
+        return []
+    return sorted(
+        i for i in ids.get(target.page, ()) if FRAGMENT_RE.fullmatch(i) and not i.startswith("__") and i not in remapped
+    )
+
+
 def redirect_pages(
-    rmap: RedirectMap, page_url: Callable[[str], str], page_title: Callable[[str], str]
+    rmap: RedirectMap,
+    page_url: Callable[[str], str],
+    page_title: Callable[[str], str],
+    ids: Mapping[str, set[str]] | None = None,
 ) -> dict[str, str]:
-    """Redirect HTML for every URL form of every old path, keyed by site-relative file path."""
+    """Redirect HTML for every URL form of every old path, keyed by site-relative file path.
+
+    ``ids``: the ids of the pages that redirects lead to a section of (the build's page_ids); a fragment no
+    entry remaps is kept on the way to such a section when the page has it. Without them, it is dropped."""
     files: dict[str, str] = {}
     for old, target in sorted(rmap.pages.items()):
+        kept = _kept(target, rmap.anchors.get(old, {}), ids)
         for dest in url_forms(old, old in rmap.live):
             if target.url:
                 href = target.url
@@ -670,7 +692,11 @@ def redirect_pages(
             for value in (dest, href, *anchors.values()):
                 _checked(value)
             files[dest] = PAGE_TEMPLATE.format(
-                title=html.escape(title), href=html.escape(href, quote=True), target=_js(href), anchors=_js(anchors)
+                title=html.escape(title),
+                href=html.escape(href, quote=True),
+                target=_js(href),
+                anchors=_js(anchors),
+                kept=_js(kept),
             )
     return files
 
