@@ -1,5 +1,9 @@
 """Every old URL in redirects.yml, in every form a reader may hold (/X, /X/, /X.html, /X.md, /X.mdx),
-lands on the right page in a real browser, and a fragment (kept or remapped) ends at its heading."""
+lands on the right page in a real browser, and a fragment (kept or remapped) ends at its heading.
+
+Old pages: every entry, in every form. Old section links (``old#id`` entries, some 240): a sample, two of each old
+page, the five forms in turn (each form some seven times); tests/test_old_deep_links.py checks every one of them,
+in every form, against the built redirect pages without a browser."""
 
 from __future__ import annotations
 
@@ -40,23 +44,41 @@ def resolve(spec: dict[str, str], key: str) -> tuple[str, str]:
     raise AssertionError(f"redirect chain from {key} does not end on a page")
 
 
+SECTION_LINKS = 2  # old section links opened per old page, each in the next URL form
+
+
 def cases() -> list[Any]:
     spec = load_spec()
     out: list[Any] = []
+    sections: dict[str, list[str]] = {}
     for key in spec:
         old, _, old_fragment = key.partition("#")
-        path, fragment = resolve(spec, key)
-        if old_fragment:  # a remapped anchor: every form, with the old fragment
-            out += [Case(form.format(old) + "#" + old_fragment, path, fragment) for form in FORMS]
+        if old_fragment:
+            sections.setdefault(old, []).append(old_fragment)
             continue
+        path, fragment = resolve(spec, key)
         forms = FORMS
         if old == "index":  # the site root; /index.html is the home page's own file when the home is that page
             out += [Case("", path, fragment)]
             forms = tuple(f for f in FORMS if f != "{}.html" or path)
         out += [Case(form.format(old), path, fragment) for form in forms]
-        out.append(Case(f"{old}.mdx#{LAST_H2}", path, LAST_H2))  # a fragment that was not remapped is kept
-    out += [Case(form.format("perf_train_gpu_one") + "#batch-size", "performance/train/gpu_one/", "batch-size")
-            for form in FORMS]
+        # a fragment no entry remaps is kept, also on the way to a section, when the page has that id
+        out.append(Case(f"{old}.mdx#{LAST_H2}", path, LAST_H2))
+    turn = 0
+    for old, fragments in sections.items():  # a remapped anchor: a sample, the forms in turn
+        for i in range(min(SECTION_LINKS, len(fragments))):
+            old_fragment = fragments[i * len(fragments) // SECTION_LINKS]
+            path, fragment = resolve(spec, f"{old}#{old_fragment}")
+            out.append(Case(FORMS[turn % len(FORMS)].format(old) + "#" + old_fragment, path, fragment))
+            turn += 1
+    gpu_one, mixed_precision = resolve(spec, "perf_train_gpu_one#fp16")
+    out += [Case(form.format("perf_train_gpu_one") + "#fp16", gpu_one, mixed_precision) for form in FORMS]
+    # as transformers' own pages linked it (doc-builder's ids are lower case): matched in lower case
+    flash, flash_section = resolve(spec, "perf_infer_gpu_one#flash-attention-2")
+    out += [Case(form.format("perf_infer_gpu_one") + "#Flash-Attention-2", flash, flash_section) for form in FORMS[:2]]
+    # on the way to a section, a fragment the page does not have ends at the section, not at the top
+    hardware, communication = resolve(spec, "perf_hardware")
+    out.append(Case("perf_hardware.html#no-such-section", hardware, communication))
     return out
 
 
@@ -67,9 +89,11 @@ def case_id(case: Any) -> str:
 
 @pytest.mark.parametrize("case", cases(), ids=case_id)
 def test_old_url_lands_on_its_page(context: Any, watch: Watch, site: Path, case: Case) -> None:
-    if case.fragment == LAST_H2:
+    if case.fragment == LAST_H2:  # an h2 from the middle of the page on, that no entry of the old page remaps
         ids = re.findall(r'<h2 id="([^"]+)"', (site / case.path / "index.html").read_text(encoding="utf-8"))
-        middle = ids[len(ids) // 2]
+        prefix = case.old.partition(".mdx#")[0] + "#"
+        remapped = {key.removeprefix(prefix) for key in load_spec() if key.startswith(prefix)}
+        middle = next(i for i in ids[len(ids) // 2 :] if i not in remapped)
         case = Case(case.old.replace(LAST_H2, middle), case.path, middle)
     watch.superseded_navigations = True  # the stub's own load is cut short by its location.replace()
     page = watch.attach(context.new_page())
