@@ -53,7 +53,9 @@ def embed_hosts(value: Any, display: str = "mkdocs.yml") -> EmbedHosts:
     if not isinstance(value, list | tuple):
         message = f"{SETTING} must be a list of host names (got {shown(repr(value))})"
         return EmbedHosts(problems=(Diagnostic(Location(display, 1), message, "bad-config"),))
-    names, domains, problems = set(), set(), []
+    names: set[str] = set()
+    domains: set[str] = set()
+    problems: list[Diagnostic] = []
     for entry in value:
         wildcard = isinstance(entry, str) and entry.startswith("*.")
         host = canonical_host(entry[2:] if wildcard else entry)
