@@ -1,6 +1,7 @@
 """doc-builder constructs as a reader meets them in Chromium: KaTeX math laid out as MathML with nothing
-fetched from another host, the "Open in Colab" menu worked from the keyboard without JavaScript, and
-<details> with Markdown, a <Tip> and math inside. The page is added to a copy of the real site."""
+fetched from another host, the "Open in Colab" menu worked from the keyboard without JavaScript,
+<details> with Markdown, a <Tip> and math inside, and a Space embedded that loads only when the reader asks.
+The page is added to a copy of the real site."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ $$
 $$
 
 <PipelineTag pipeline="text-generation"/>
+
+<iframe src="https://org-demo.hf.space" title="The quantizer demo" width="850" height="450"></iframe>
 
 <details>
 <summary>Show the derivation</summary>
@@ -95,6 +98,28 @@ def test_math_is_laid_out_as_mathml_with_nothing_from_another_host(browser: Any,
         context.close()
 
 
+def test_an_embed_requests_nothing_until_the_reader_loads_it(browser: Any, demo_url: str) -> None:
+    context, page, watch = open_demo(browser, demo_url)
+    try:
+        box = page.locator("article .perfdocs-embed")
+        assert "The quantizer demo" in box.inner_text() and "org-demo.hf.space" in box.inner_text()
+        assert page.locator("iframe").count() == 0 and watch.external == []
+        # the Space answers from here: this machine reaches no other host
+        context.route(
+            "https://org-demo.hf.space/**", lambda route: route.fulfill(body="<p>demo</p>", content_type="text/html")
+        )
+        box.get_by_role("link", name="Load it here").click()
+        frame = box.locator("iframe")
+        frame.wait_for()
+        assert frame.get_attribute("src") == "https://org-demo.hf.space/"
+        assert frame.get_attribute("title") == "The quantizer demo"
+        assert page.frame_locator("article .perfdocs-embed iframe").locator("p").inner_text() == "demo"
+        assert page.url == demo_url + URL  # the page stayed where it was
+        assert watch.external == ["https://org-demo.hf.space/"] and watch.problems == []
+    finally:
+        context.close()
+
+
 def test_colab_menu_opens_from_the_keyboard_without_javascript(browser: Any, demo_url: str) -> None:
     context, page, watch = open_demo(browser, demo_url, java_script_enabled=False)
     try:
@@ -113,8 +138,10 @@ def test_colab_menu_opens_from_the_keyboard_without_javascript(browser: Any, dem
         page.keyboard.press("Space")
         assert colab.get_attribute("open") is None
         studio = page.locator("details.perfdocs-notebook-menu", has_text="Open in Studio Lab")
-        assert studio.locator("ul a").first.get_attribute("href").startswith(
-            "https://studiolab.sagemaker.aws/import/github/huggingface/notebooks/"
+        assert (
+            studio.locator("ul a")
+            .first.get_attribute("href")
+            .startswith("https://studiolab.sagemaker.aws/import/github/huggingface/notebooks/")
         )
         heading = page.locator("article h1").bounding_box()
         menu = page.locator("article .perfdocs-notebooks").bounding_box()
