@@ -431,3 +431,21 @@ def test_a_forbidden_element_holding_another_is_not_unwrapped() -> None:
     # <object><embed> unwrapped would leave the <embed>: the caller leaves the block out instead
     [finding] = unsafe_constructs('<object data="a"><embed src="b"></object>')
     assert finding.construct == "<object" and finding.spans == ()
+
+
+def test_embed_hosts_that_are_not_host_names_are_errors_at_their_line(tmp_path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "site_name: x\nextra:\n  perfdocs:\n    embed_hosts:\n      - huggingface.co\n      - https://evil.example/\n"
+        "      - '*.hf.space'\n      - '*'\n",
+        encoding="utf-8",
+    )
+    hosts = embed_hosts(["huggingface.co", "https://evil.example/", "*.hf.space", "*"], config, "mkdocs.yml")
+    assert [str(d) for d in hosts.problems] == [
+        "mkdocs.yml:6:1: error: extra.perfdocs.embed_hosts: 'https://evil.example/' is not a host name [bad-config] "
+        "(write the bare name, as in huggingface.co, or *.hf.space for every host under a domain)",
+        "mkdocs.yml:8:1: error: extra.perfdocs.embed_hosts: '*' is not a host name [bad-config] "
+        "(write the bare name, as in huggingface.co, or *.hf.space for every host under a domain)",
+    ]
+    assert hosts.allows("huggingface.co") and hosts.allows("org-demo.hf.space") and not hosts.allows("hf.space")
+    assert not hosts.allows("evil.example")

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ada_url import URL
 
 from .diagnostics import Diagnostic, Location
-from .redirects import canonical_host, shown
+from .redirects import canonical_host, setting_lines, shown
 
 EMBED_CLASS = "perfdocs-embed"
 SETTING = "extra.perfdocs.embed_hosts"
@@ -46,23 +47,25 @@ class EmbedHosts:
         return ", ".join(listed) or "none"
 
 
-def embed_hosts(value: Any, display: str = "mkdocs.yml") -> EmbedHosts:
-    """extra.perfdocs.embed_hosts as mkdocs.yml sets it (``value``; None when unset: nothing may be embedded)."""
+def embed_hosts(value: Any, config_file: Path | str | None = None, display: str = "mkdocs.yml") -> EmbedHosts:
+    """extra.perfdocs.embed_hosts as mkdocs.yml sets it (``value``; None when unset: nothing may be embedded),
+    checked; each problem at its line of ``config_file`` (shown as ``display``) when the file says where."""
     if value is None:
         return EmbedHosts()
+    lines = setting_lines(config_file, SETTING) if config_file is not None else {}
     if not isinstance(value, list | tuple):
         message = f"{SETTING} must be a list of host names (got {shown(repr(value))})"
-        return EmbedHosts(problems=(Diagnostic(Location(display, 1), message, "bad-config"),))
+        return EmbedHosts(problems=(Diagnostic(Location(display, lines.get(None, 1)), message, "bad-config"),))
     names: set[str] = set()
     domains: set[str] = set()
     problems: list[Diagnostic] = []
-    for entry in value:
+    for index, entry in enumerate(value):
         wildcard = isinstance(entry, str) and entry.startswith("*.")
         host = canonical_host(entry[2:] if wildcard else entry)
         if host is None:
             problems.append(
                 Diagnostic(
-                    Location(display, 1),
+                    Location(display, lines.get(index, lines.get(None, 1))),
                     f"{SETTING}: {shown(repr(entry))} is not a host name",
                     "bad-config",
                     hint="write the bare name, as in huggingface.co, or *.hf.space for every host under a domain",

@@ -90,7 +90,7 @@ class Project:
                                           display_path(config_file, root)),
             templates=_templates(config),
             embed_hosts=embed_hosts(
-                _perfdocs_setting(config.get("extra"), "embed_hosts"), display_path(config_file, root)
+                _perfdocs_setting(config.get("extra"), "embed_hosts"), config_file, display_path(config_file, root)
             ),
         )
 

@@ -169,7 +169,7 @@ def redirect_hosts(value: Any, config_file: Path | str | None = None, display: s
     bad = [entry for entry in entries or () if canonical_host(entry) is None]
     if entries is not None and not bad:
         return RedirectHosts(frozenset(h for h in map(canonical_host, entries) if h))
-    lines = _setting_lines(config_file)
+    lines = setting_lines(config_file)
     if entries is None:
         message = f"{HOSTS_SETTING} must be a list of host names (got {shown(repr(value))})"
         problem = Diagnostic(Location(display, lines.get(None, 1)), message, "bad-redirects")
@@ -187,8 +187,8 @@ def redirect_hosts(value: Any, config_file: Path | str | None = None, display: s
     return RedirectHosts(frozenset(h for h in map(canonical_host, entries) if h), problems)
 
 
-def _setting_lines(config_file: Path | str | None) -> dict[int | None, int]:
-    """Lines of extra.perfdocs.redirect_hosts in ``config_file``: None -> the key, i -> entry i; {} if not there."""
+def setting_lines(config_file: Path | str | None, setting: str = HOSTS_SETTING) -> dict[int | None, int]:
+    """Lines of a list ``setting`` (dotted) in ``config_file``: None -> the key, i -> entry i; {} if not there."""
     if config_file is None:
         return {}
     try:
@@ -197,7 +197,7 @@ def _setting_lines(config_file: Path | str | None) -> dict[int | None, int]:
         return {}
     node: Any = root
     key: yaml.Node | None = None
-    for name in HOSTS_SETTING.split("."):
+    for name in setting.split("."):
         if not isinstance(node, yaml.MappingNode):
             return {}
         key, node = next(
