@@ -14,6 +14,7 @@ import pytest
 import yaml
 from perfdocs.html import parse_page
 from perfdocs.project import Project
+from selectolax.lexbor import LexborHTMLParser
 
 from .conftest import ROOT
 from .sitetools import DEPLOY_VARS, build, copy_project
@@ -24,6 +25,7 @@ SITE_URL = "https://docs.perfdocs.test/"
 REPO_URL = "https://git.perfdocs.test/team/perfdocs"
 DEPLOYED = {"SITE_URL": SITE_URL, "REPO_URL": REPO_URL, "GITHUB_REPOSITORY": "team/perfdocs"}
 LICENSE = "Text under CC BY 4.0 (a test value)"
+PROJECT_LICENSE = "Code and text licensed under the Apache License 2.0"  # mkdocs.yml's copyright: line
 PLACEHOLDERS = (b"example.org", b"perfdocs/perfdocs")  # the placeholders mkdocs.yml used to hold
 
 
@@ -61,8 +63,8 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("project"))
     config = project / "mkdocs.yml"
     text = config.read_text(encoding="utf-8")
-    assert text.count("\ncopyright: null\n") == 1
-    config.write_text(text.replace("\ncopyright: null\n", f"\ncopyright: {LICENSE}\n"), encoding="utf-8")
+    assert text.count(f"\ncopyright: {PROJECT_LICENSE}\n") == 1
+    config.write_text(text.replace(f"\ncopyright: {PROJECT_LICENSE}\n", f"\ncopyright: {LICENSE}\n"), encoding="utf-8")
     out = tmp_path_factory.mktemp("deployed")
     result = build(project, out, deploy=DEPLOYED)
     assert result.returncode == 0, result.stderr
@@ -136,7 +138,18 @@ def test_the_footer_shows_the_license_line_from_mkdocs_yml(deployed: Path, bare:
         r'<div class="md-copyright__highlight">\s*' + re.escape(LICENSE),
         (deployed / "index.html").read_text(encoding="utf-8"),
     )
-    assert "md-copyright__highlight" not in (bare / "index.html").read_text(encoding="utf-8")
+    footer = LexborHTMLParser((bare / "index.html").read_text(encoding="utf-8")).css_first(".md-copyright__highlight")
+    assert footer is not None and footer.text(strip=True) == PROJECT_LICENSE
+
+
+def test_the_project_is_apache_2_0_code_and_text_alike() -> None:
+    import tomllib
+
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("Apache License\n                           Version 2.0, January 2004")
+    assert "END OF TERMS AND CONDITIONS" in text
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
 
 
 def test_the_overview_is_the_home_page_and_its_old_address_redirects(bare: Path) -> None:
