@@ -209,7 +209,7 @@ def test_autodoc_of_an_unknown_object(api: ApiIndex) -> None:
         "docs/guide.md:3:13: error: [[autodoc]] Trainr: no such object in transformers, peft or accelerate "
         "[unknown-api-object] (did you mean 'Trainer'?)"
     ]
-    assert ":::" not in text and "Build error" in text
+    assert ":::" not in text and "Left out here" in text
 
 
 def test_autodoc_of_an_unknown_member_is_reported_at_its_line(api: ApiIndex) -> None:
@@ -285,7 +285,7 @@ def test_an_entry_mkdocstrings_cannot_collect_is_an_error_at_its_line(monkeypatc
         "library's source ('Mxfp4Config') [unknown-api-object] (the object exists at run time only; link to it "
         "instead of documenting it here)"
     ]
-    assert ":::" not in text and "Build error" in text
+    assert ":::" not in text and "Left out here" in text
     assert render(index, "See [`Mxfp4Config`].\n") == ("See `Mxfp4Config`.\n", [])
 
 
@@ -341,7 +341,7 @@ def test_docstrings_lose_doc_builder_leftovers(api: ApiIndex) -> None:
         "        <Tip>\n\n"
         "          Works with [`Trainer`].\n\n"
         "        </Tip>\n\n"
-        "    args (`TrainingArguments`): Kept as it is: not doc-builder's form.\n"
+        "    args (`TrainingArguments`): On the head's line.\n"
         "    name: In the form <namespace>/<kernel>, with <b>HTML</b> kept.\n\n"
         "<Tip warning={true}>\n"
         "Slow.\n"
@@ -356,13 +356,13 @@ def test_docstrings_lose_doc_builder_leftovers(api: ApiIndex) -> None:
     assert docstring_markdown(docstring, api, "transformers") == (
         "Runs it.\n\n"
         "Args:\n"
-        "    model:\n"
+        "    model (PreTrainedModel or torch.nn.Module):\n"
         "        The model; see callbacks and [the hub](https://huggingface.co).\n"
         "        Calls [`train()`][transformers.Trainer.train], `Trainr` and &lt;namespace>/&lt;repo>\\[@&lt;revision>]\\[:&lt;kernel>].\n"
         "        Also [`Trainer.train()`][transformers.Trainer.train] and `from_pretrained(path)`.\n\n"
         "        !!! tip\n\n"
         "            Works with [`Trainer`][transformers.Trainer].\n\n"
-        "    args (`TrainingArguments`): Kept as it is: not doc-builder's form.\n"
+        "    args (TrainingArguments): On the head's line.\n"
         "    name: In the form &lt;namespace>/&lt;kernel>, with <b>HTML</b> kept.\n\n"
         "!!! warning\n\n"
         "    Slow.\n\n"
@@ -541,19 +541,108 @@ def _handler_options() -> str:
 def test_docstring_alerts_become_admonitions() -> None:
     text = "Args:\n    steps (`int`):\n        How many.\n        > [!TIP]\n        > One step is one backward pass.\n        > Really.\n    rate (`float`):\n        > A quote stays a quote."
     assert docstring_markdown(text, None) == (
-        "Args:\n    steps:\n        How many.\n        !!! tip\n\n            One step is one backward pass.\n"
-        "            Really.\n\n    rate:\n        > A quote stays a quote."
+        "Args:\n    steps (int):\n        How many.\n        !!! tip\n\n            One step is one backward pass.\n"
+        "            Really.\n\n    rate (float):\n        > A quote stays a quote."
     )
 
 
 def test_docstring_lists_indented_under_their_text_stay_lists() -> None:
     text = (
-        "Args:\n    strategy (`str`):\n        Possible values are:\n\n            - `\"no\"`: never.\n"
-        "              Really never.\n            - `\"steps\"`: every steps.\n\n        After.\n"
+        'Args:\n    strategy (`str`):\n        Possible values are:\n\n            - `"no"`: never.\n'
+        '              Really never.\n            - `"steps"`: every steps.\n\n        After.\n'
         "\n    Example:\n\n        ```py\n            - not a list: code\n        ```"
     )
     assert docstring_markdown(text, None) == (
-        "Args:\n    strategy:\n        Possible values are:\n\n        - `\"no\"`: never.\n          Really never.\n"
-        "        - `\"steps\"`: every steps.\n\n        After.\n\n    Example:\n\n        ```py\n"
+        'Args:\n    strategy (str):\n        Possible values are:\n\n        - `"no"`: never.\n          Really never.\n'
+        '        - `"steps"`: every steps.\n\n        After.\n\n    Example:\n\n        ```py\n'
         "            - not a list: code\n        ```"
+    )
+
+
+# -- signatures: formatted the same with the README's install as in CI --------------------------------------------
+def test_ruff_is_installed_with_the_readme_install() -> None:
+    """mkdocstrings-python lays out long signatures with Ruff or Black, and without either prints each on one line:
+    Ruff is a base dependency, so `pip install -e .` (README) renders the signatures as the deploy job does."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "ruff" for d in project["dependencies"])
+    assert apirefs.signature_formatter() in ("ruff", "black")
+
+
+def _no_formatter(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    for module in ("black", "ruff", "ruff.__main__"):
+        monkeypatch.setitem(sys.modules, module, None)  # an import of it fails
+    monkeypatch.setattr(apirefs.shutil, "which", lambda name: None)
+
+
+def test_without_a_signature_formatter_mkdocstrings_prints_signatures_unformatted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What signature_formatter mirrors: mkdocstrings' own choice of a formatter, with Ruff and without."""
+    from mkdocstrings_handlers.python._internal import rendering
+
+    code = "def x(first_argument=1, second_argument=2, third_argument=3): pass"
+    rendering._get_formatter.cache_clear()
+    try:
+        assert rendering._get_formatter()(code, 40) != code  # formatted over lines
+        _no_formatter(monkeypatch)
+        rendering._get_formatter.cache_clear()
+        assert apirefs.signature_formatter() is None
+        assert rendering._get_formatter()(code, 40) == code  # one line: the page would differ from CI's
+    finally:
+        monkeypatch.undo()
+        rendering._get_formatter.cache_clear()
+
+
+def test_without_a_signature_formatter_the_build_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_formatter(monkeypatch)
+    index = build_index(ApiConfig(ROOT, NAMESPACES, {"options": {"separate_signature": True}}), [])
+    lines = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\n")
+    line = next(i for i, x in enumerate(lines, 1) if x.strip() == "separate_signature: true")
+    assert [str(p) for p in index.problems] == [
+        f"mkdocs.yml:{line}:13: error: the API signatures cannot be formatted: mkdocstrings-python lays them out with "
+        "Ruff (one of perfdocs' dependencies) or Black, and neither is installed, so every signature would be one "
+        "line, not what the published site shows [api-signatures] (pip install -e . (it installs ruff; the deploy "
+        'job installs ".[test]", which has it too))'
+    ]
+    assert apirefs.signature_problems(ApiConfig(ROOT, NAMESPACES, {"options": {"separate_signature": False}})) == []
+
+
+def test_an_entry_replacing_a_heading_takes_its_level(api: ApiIndex) -> None:
+    entry = api.entries["transformers.trainer.Trainer"]
+    assert api.autodoc_lines(entry, heading_level=2) == [
+        "::: transformers.Trainer",
+        "    options:",
+        "      heading_level: 2",
+        "      members:",
+        "        - train",
+        "        - evaluate",
+    ]
+    assert api.autodoc_lines(api.entries["peft.tuners.lora.config.LoraConfig"], heading_level=4) == [
+        "::: peft.LoraConfig",
+        "    options:",
+        "      heading_level: 4",
+    ]
+
+
+def test_a_heading_that_names_the_entry_is_replaced_by_the_entrys_own() -> None:
+    # doc-builder gives such a heading the object's id and adds none: one heading, one contents entry
+    page = (
+        "# More entries\n\n### `GenerationConfig`\n\n[[autodoc]] GenerationConfig\n\n"
+        "## Models[[models]]\n\n[[autodoc]] PeftModel\n\n### LoraConfig[[own-id]]\n\n"
+        "[[autodoc]] LoraConfig\n"
+    )
+    index = build_index(ApiConfig(ROOT, NAMESPACES), [("api/more.md", "docs/api/more.md", page)])
+    text, problems = render(index, page, "api/more.md")
+    assert problems == []
+    assert text == (
+        "# More entries\n\n"
+        "::: transformers.GenerationConfig\n    options:\n      heading_level: 3\n\n"
+        "## Models { #models }\n\n"  # a section heading stays
+        "::: peft.PeftModel\n\n"
+        "### LoraConfig { #own-id }\n\n"  # a heading with its own id stays: links may use it
+        "::: peft.LoraConfig\n"
     )

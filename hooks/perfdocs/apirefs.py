@@ -32,6 +32,7 @@ import string
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -59,7 +60,10 @@ __all__ = [
     "build_index",
     "check_entries",
     "misread_brackets",
+    "read_docstring",
     "reference_labels",
+    "signature_formatter",
+    "twin_heading",
 ]
 
 HANDLER = "python"
@@ -858,9 +862,10 @@ class ApiIndex:
         for path in candidates:
             parts = path.split(".")
             for cut in range(len(parts), 1, -1):
-                kind = self.public.get(".".join(parts[:cut]))
-                if kind is not None:
-                    return ".".join(parts[:cut]), kind if cut == len(parts) else "unknown"
+                prefix = ".".join(parts[:cut])
+                shown = prefix if prefix in self.public else self.anchors.get(prefix)  # also by its module path
+                if shown is not None and shown in self.public:
+                    return shown, self.public[shown] if cut == len(parts) else "unknown"
         return None, "unknown"
 
     def foreign(self, name: str) -> bool:
@@ -1088,8 +1093,9 @@ class ApiIndex:
         if obj.is_class:
             self._bases(obj)  # type: ignore[arg-type]
 
-    def autodoc_lines(self, entry: Entry) -> list[str]:
-        """The mkdocstrings block for an entry (a note for one of a library whose sources the build lacks)."""
+    def autodoc_lines(self, entry: Entry, heading_level: int | None = None) -> list[str]:
+        """The mkdocstrings block for an entry (a note for one of a library whose sources the build lacks).
+        ``heading_level``: the level of the heading the entry's own heading replaces (see ``twin_heading``)."""
         if entry.kind == UNAVAILABLE:
             return [
                 f'!!! warning "{entry.identifier} is missing from this build"',
@@ -1097,8 +1103,10 @@ class ApiIndex:
                 f"    The sources of {entry.library} could not be read: the build reports why.",
             ]
         lines = [f"::: {entry.identifier}"]
-        if entry.members is not None or entry.inherited:
+        if entry.members is not None or entry.inherited or heading_level is not None:
             lines += ["    options:"]
+            if heading_level is not None:
+                lines += [f"      heading_level: {heading_level}"]
             if entry.members is not None:
                 lines += ["      members:", *(f"        - {m}" for m in entry.members)]
             if entry.inherited:
@@ -1203,6 +1211,31 @@ def autodoc_blocks(text: str) -> list[AutodocLine]:
     return found
 
 
+HEADING_RE = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?(?:[ \t]+#+)?[ \t]*$")
+
+
+def twin_heading(heading: str, name: str, entry: Entry) -> int | None:
+    """The level of ``heading`` (an ATX heading line right above ``[[autodoc]] name``, blank lines apart) when it
+    only names the entry's object (``### GenerationConfig``; in code font, or by the name, path or public path
+    of the object); None for any other heading.
+
+    doc-builder gives the heading above an ``[[autodoc]]`` the object's id and adds no heading of its own
+    (``build_doc.resolve_autodoc``); mkdocstrings gives the entry a heading with that id. Such a heading would
+    be the same title twice, two contents entries: the entry's heading takes its place and its level
+    (``autodoc_lines(entry, heading_level=...)``). A heading with its own id (``[[custom-id]]``, ``{#id}``) stays:
+    links may use that id."""
+    m = HEADING_RE.match(heading)
+    if m is None or entry.kind == UNAVAILABLE:
+        return None
+    text = (m.group("text") or "").strip()
+    if "[[" in text or "{#" in text or "{ #" in text:
+        return None
+    shown = text.replace("`", "").replace("\\", "").strip()
+    shown = shown[:-2] if shown.endswith("()") else shown
+    names = {name, name.removeprefix("~"), entry.identifier, entry.canonical, entry.identifier.rsplit(".", 1)[-1]}
+    return len(m.group("marks")) if shown in names else None
+
+
 def site_index(config_file: Path, display: str, pages: Iterable[tuple[str, str, str]]) -> ApiIndex | None:
     """The index for commands that read the docs without building (``perfdocs lint``, ``render``): the same
     settings, read from mkdocs.yml with MkDocs' own loader; None when the mkdocstrings plugin is off."""
@@ -1229,6 +1262,7 @@ def build_index(
     """The index of a site: ``pages`` are (docs-relative path, display path, text). Registers every
     [[autodoc]] entry, writes the module subset and points mkdocstrings' handler at it."""
     sources, problems = library_sources(config, fetch)
+    problems += signature_problems(config)
     where = Location(config.config_file, 1)
 
     def refetch(source: Source) -> Source:  # its cache entry went away since library_sources checked it
@@ -1260,6 +1294,56 @@ def build_index(
             check_entries(config, index)
     index.sealed = True
     return index
+
+
+def signature_formatter() -> str | None:
+    """The formatter mkdocstrings-python lays out a long signature with (``separate_signature``), found the way
+    it finds one: Black when it can be imported, else Ruff when its binary can be found; None when neither.
+    Without one it prints each signature on one line, so the site would depend on what is installed: Ruff is
+    one of perfdocs' own dependencies (pyproject.toml), and a build without it is an error
+    (``signature_problems``)."""
+    try:
+        import black  # noqa: F401
+
+        return "black"
+    except ImportError:
+        pass
+    try:
+        from ruff.__main__ import find_ruff_bin
+    except ImportError:
+        return None
+    try:
+        find_ruff_bin()
+    except FileNotFoundError:
+        return "ruff" if shutil.which("ruff") else None
+    return "ruff"
+
+
+def signature_problems(config: ApiConfig) -> list[Diagnostic]:
+    """An error when the Python handler lays signatures out on lines of their own and nothing can format them:
+    the pages would not be the ones CI publishes (every signature on one line, other ids and links)."""
+    options = (config.handler or {}).get("options") or {}
+    if not options.get("separate_signature") or signature_formatter() is not None:
+        return []
+    where = Location(config.config_file, 1)
+    try:
+        text = (config.root / config.config_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("separate_signature:"):
+            where = Location(config.config_file, number, len(line) - len(line.lstrip()) + 1)
+            break
+    return [
+        Diagnostic(
+            where,
+            "the API signatures cannot be formatted: mkdocstrings-python lays them out with Ruff (one of "
+            "perfdocs' dependencies) or Black, and neither is installed, so every signature would be one line, "
+            "not what the published site shows",
+            "api-signatures",
+            hint='pip install -e . (it installs ruff; the deploy job installs ".[test]", which has it too)',
+        )
+    ]
 
 
 def _write_subset(config: ApiConfig, index: ApiIndex, refetch: Callable[[Source], Source] | None) -> Path | None:
@@ -1386,9 +1470,18 @@ DOCSTRING_ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]
 DOCSTRING_ALERTS = {"NOTE": "note", "TIP": "tip", "IMPORTANT": "info", "WARNING": "warning", "CAUTION": "danger"}
 DOCSTRING_TIPS = {"<Tip>": "tip", "<Tip warning={true}>": "warning"}  # a docstring's tip lines, as written
 ARGS_SECTIONS = ("Args:", "Arguments:", "Parameters:", "Params:", "Attributes:")
-# a parameter line of doc-builder's docstrings, "    output_dir (`str`, *optional*, defaults to `"out"`):". Its type
-# text is Markdown a Google-style parser shows verbatim, and the signature says the same: the name alone stays.
-HF_PARAMETER_RE = re.compile(r"^(?P<head>\s+\*{0,2}[A-Za-z_]\w*\*{0,2}) \((?P<type>.*[`*].*)\):\s*$")
+# A parameter head of doc-builder's docstrings: "    output_dir (`str`, *optional*, defaults to `"out"`):", its
+# description on the same line or under it. Written without the space ("local_files_only(`bool`):"), with a colon
+# before the parenthesis ("use_mtp: (`bool`):") or a parenthesis too many ("(`dict`, *optional*)):"): as meant.
+PARAMETER_HEAD_RE = re.compile(
+    r"^(?P<indent>[ \t]+)(?P<name>\*{0,2}[A-Za-z_]\w*)(?::[ \t]*|[ \t]*)\((?P<inner>.*?)(?P<close>\)+):(?P<rest>.*)$"
+)
+HEAD_MARKUP_RE = re.compile(r"[`*\[]|\bdefaults?[ \t]+to\b", re.I)  # a head written the doc-builder way
+HEAD_DEFAULT_RE = re.compile(r"(?:^|,)[ \t]*defaults?[ \t]+to[ \t]+(?P<value>.*)$", re.I)  # "defaults to `20`"
+HEAD_OPTIONAL_RE = re.compile(r"(?:^|,)[ \t]*(?:\*optional\*|_optional_)[ \t]*(?=,|$)")
+TYPE_API_LINK_RE = re.compile(r"\[`(?P<tilde>~?)(?P<name>[^`\]]+)`\]")  # [`~utils.Strategy`] in a type: Strategy
+TYPE_LINK_RE = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")  # [text](url) in a type: its text
+IMPLIED_DEFAULT = "None"  # an *optional* parameter with no "defaults to": doc-builder's convention (see read_docstring)
 _CURRENT: list[ApiIndex] = []  # the index of the build in progress, for the griffe extension below
 
 
@@ -1492,47 +1585,164 @@ def api_link_text(name: str, kind: str) -> str:
     return shown + "()" if kind == "function" and not param else shown
 
 
-def docstring_markdown(text: str, index: ApiIndex | None, prefer: str | None = None) -> str:
-    """A docstring of a library as this site renders it. Its doc-builder API links link to the entries this
-    site has and are code otherwise (the library's text is not the author's: never an error); its links to
-    the library's own doc pages keep their text only (those pages are not part of this site); any other
-    bracket is escaped, so Python-Markdown reads no reference link into prose (``[@<revision>][:<name>]``),
-    and so is a tag that is no HTML element (``<namespace>``), which a browser would drop. Fenced examples
-    are left as they are; ``<Tip>`` blocks become admonitions, as doc-builder shows them."""
-    out = []
+@dataclass(frozen=True)
+class ParameterHead:
+    """A doc-builder parameter head, ``name (`type`, *optional*, defaults to X): description``, as read."""
+
+    indent: str
+    name: str
+    type: str | None  # the type as griffe's Google parser reads it (``str or os.PathLike``); None: none given
+    default: str | None  # what "defaults to" says (``20``, ``"main"``); None when it says nothing
+    optional: bool  # written *optional*
+    rest: str  # the description on the head's line
+
+    def google(self) -> str:
+        """The head as griffe's Google-style parser reads it: ``name (type): description``."""
+        head = f"{self.indent}{self.name} ({self.type}):" if self.type else f"{self.indent}{self.name}:"
+        return f"{head} {self.rest}" if self.rest else head
+
+
+def parameter_head(line: str) -> ParameterHead | None:
+    """The doc-builder head on ``line``; None for any other line (a plain Google head, ``x (int): ...``, is
+    already what griffe reads)."""
+    m = PARAMETER_HEAD_RE.match(line)
+    if m is None or not HEAD_MARKUP_RE.search(m.group("inner")):
+        return None
+    inner, default = m.group("inner"), None
+    inner += ")" * max(0, min(inner.count("(") - inner.count(")"), len(m.group("close")) - 1))  # its own, closed
+    if (d := HEAD_DEFAULT_RE.search(inner)) is not None:
+        inner, default = inner[: d.start()], _plain(d.group("value"))
+    optional = HEAD_OPTIONAL_RE.search(inner) is not None
+    shown = _plain(HEAD_OPTIONAL_RE.sub("", inner)).strip(" ,")
+    # griffe splits the head at its first colon: a type with one cannot be given (the signature's is shown)
+    kind = shown if shown and ":" not in shown else None
+    return ParameterHead(m.group("indent"), m.group("name"), kind, default or None, optional, m.group("rest").strip())
+
+
+def _plain(text: str) -> str:
+    """doc-builder's Markdown in a head as plain text: ``[`~a.B`]`` is ``B``, ``[text](url)`` its text, no backticks."""
+    text = TYPE_API_LINK_RE.sub(lambda m: m["name"].rsplit(".", 1)[-1] if m["tilde"] else m["name"], text)
+    text = TYPE_LINK_RE.sub(r"\g<text>", text)
+    return " ".join(text.replace("`", "").split())
+
+
+@dataclass(frozen=True)
+class DocstringText:
+    """A library docstring as this site renders it: its Markdown, and the defaults its parameter heads give."""
+
+    markdown: str
+    defaults: dict[str, str]  # parameter -> the default its head writes ("defaults to X")
+    optional: frozenset[str]  # parameters written *optional* with no "defaults to"
+
+
+def read_docstring(text: str, index: ApiIndex | None, prefer: str | None = None) -> DocstringText:
+    """A docstring of a library as doc-builder reads it (``convert_rst_to_mdx.parse_rst_docstring``: a parameter
+    head's type and default are the text between its parentheses; the description is CommonMark).
+
+    Parameter heads become Google heads with a type (``name (`int`, *optional*, defaults to 20):`` reads
+    ``name (int):``) and their defaults are kept aside: griffe takes a default from the signature only, and
+    doc-builder's parameters often go through ``**kwargs``. Its doc-builder API links link to the entries this
+    site has and are code otherwise (the library's text is not the author's: never an error); its links to the
+    library's own doc pages keep their text only (those pages are not part of this site), also when the link
+    wraps onto the next line; any other bracket is escaped, so Python-Markdown reads no reference link into
+    prose (``[@<revision>][:<name>]``), and so is a tag that is no HTML element (``<namespace>``), which a
+    browser would drop. A list gets the blank line Python-Markdown needs before it (CommonMark needs none), and
+    one indented under its text moves left (else it would be code). Fenced examples are left as they are;
+    ``<Tip>`` blocks and ``> [!TIP]`` alerts become admonitions, as doc-builder shows them."""
+    lines = _docstring_tips(text.split("\n"))
+    out: list[str] = []
+    heads: dict[int, int] = {}  # line -> length of its head (``name (type):``), which inline rewrites leave alone
+    defaults: dict[str, str] = {}
+    optional: set[str] = set()
     fence = ""
-    args = -1  # indentation of the "Args:" line whose parameters these lines are, or -1
-    for line in _docstring_tips(text.split("\n")):
+    section = items = -1  # indentation of the Args-like section line and of its items, or -1
+    parameters = False  # the section's items are parameters (not attributes)
+    for line in lines:
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
-        if stripped and args >= 0 and indent <= args:
-            args = -1
         if fence:
-            if stripped.startswith(fence):
-                fence = ""
+            fence = "" if stripped.startswith(fence) else fence
         elif stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
         elif stripped.rstrip() in ARGS_SECTIONS:
-            args = indent
-        else:
-            if args >= 0 and (m := HF_PARAMETER_RE.match(line)):
-                line = m.group("head") + ":"  # doc-builder's "name (`type`, *optional*):": the type is the signature's
-            if ("[" in line or "<" in line) and not stripped.startswith(">>>"):
-                line = _docstring_line(line, index, prefer)
+            section, items, parameters = indent, -1, stripped.rstrip() != "Attributes:"
+        elif stripped and section >= 0 and indent <= section:
+            section = -1
+        elif stripped and section >= 0:
+            items = indent if items < 0 else items
+            head = parameter_head(line) if indent == items else None
+            if head is not None:
+                line = head.google()
+                heads[len(out)] = len(line) - len(head.rest)
+                if parameters and head.default is not None:
+                    defaults[head.name] = head.default
+                elif parameters and head.optional:
+                    optional.add(head.name)
         out.append(line)
-    return "\n".join(_lists_not_code(out))
+    out = _inline_runs(out, heads, index, prefer)
+    markdown = "\n".join(_lists_after_text(_lists_not_code(out, heads), heads))
+    return DocstringText(markdown, defaults, frozenset(optional))
+
+
+def docstring_markdown(text: str, index: ApiIndex | None, prefer: str | None = None) -> str:
+    """A docstring of a library as this site renders it (``read_docstring``), as Markdown."""
+    return read_docstring(text, index, prefer).markdown
+
+
+def _inline_runs(lines: list[str], heads: Mapping[int, int], index: ApiIndex | None, prefer: str | None) -> list[str]:
+    """The lines with their inline Markdown rewritten (``_docstring_inline``) a paragraph at a time, so that a
+    link whose text wraps onto the next line is read whole. A paragraph ends at a blank line, a fence, a doctest
+    line or a parameter head, whose own text (``name (type):``) is left alone."""
+    out = list(lines)
+    fence = ""
+    run: list[int] = []
+
+    def flush() -> None:
+        if run:
+            text = "\n".join(out[i] for i in run)
+            if "[" in text or "<" in text:
+                masked = "\n".join(" " * heads[i] + out[i][heads[i] :] if i in heads else out[i] for i in run)
+                rewritten = _docstring_inline(text, masked, index, prefer).split("\n")
+                if len(rewritten) == len(run):  # edits keep the line breaks they cover
+                    for i, new in zip(run, rewritten):
+                        out[i] = new
+            run.clear()
+
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            flush()
+            fence = stripped[:3]
+        elif not stripped or stripped.startswith((">>>", "...")):
+            flush()
+        else:
+            if i in heads:
+                flush()
+            run.append(i)
+    flush()
+    return out
 
 
 DOCSTRING_LIST_RE = re.compile(r"(?:[-*+]|\d+[.)])\s")
+LIST_START_RE = re.compile(r"(?:[-*+]|1[.)])[ \t]+\S")  # a list item that may interrupt a paragraph (CommonMark)
 
 
-def _lists_not_code(lines: list[str]) -> list[str]:
+def _lists_not_code(lines: list[str], heads: Container[int] = ()) -> list[str]:
     """A list indented deeper than the text it belongs to (``Possible values are:`` then the items 4 spaces
-    further in) is a list to doc-builder; to Python-Markdown it is an indented code block. Such a list, with
-    its continuation lines, moves left to the text's indentation. Fenced code stays as it is."""
+    further in) is a list to doc-builder, which takes the indentation out of lists (``remove_indent``); to
+    Python-Markdown, 4 spaces past the edge of its container, it is an indented code block. Such a list, with
+    its continuation lines, moves left to the text's indentation; a list nested in another stays. The edge of a
+    parameter's description is twice its head's indentation, where griffe reads its lines from
+    (``_read_block_items``); ``heads`` are the heads' lines. Fenced code stays as it is."""
     out: list[str] = []
-    fence, base, shift, inner = "", None, 0, 0
-    for line in lines:
+    fence, shift, inner = "", 0, 0
+    base = edge = 0  # the indentation of the text; the edge of its container
+    head = -1  # the indentation of the head whose description the lines are, or -1
+    listed = -1  # the indentation of the list the previous lines belong to, or -1
+    for i, line in enumerate(lines):
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
         if fence:
@@ -1546,14 +1756,52 @@ def _lists_not_code(lines: list[str]) -> list[str]:
             out.append(line[shift:])
             continue
         shift = 0
+        if i in heads:
+            head, base, edge, listed = indent, 2 * indent, 2 * indent, -1
+        elif head >= 0 and indent <= head:
+            head, edge = -1, 0
         if stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif base is not None and indent >= base + 4 and DOCSTRING_LIST_RE.match(stripped):
-            shift, inner = indent - base, indent
-            out.append(line[shift:])
-            continue
-        elif not stripped.startswith((">>>", "...")):
-            base = indent
+            fence, listed = stripped[:3], -1
+        elif DOCSTRING_LIST_RE.match(stripped):
+            if listed < 0 and indent > base and (indent >= base + 4 or indent >= edge + 4):
+                shift, inner, listed = indent - base, indent, base
+                out.append(line[shift:])
+                continue
+            listed = indent if listed < 0 else listed
+        elif i not in heads and not stripped.startswith((">>>", "...")) and not (listed >= 0 and indent > listed):
+            base, listed = indent, -1  # text (not a line of a list item)
+        out.append(line)
+    return out
+
+
+def _lists_after_text(lines: list[str], heads: Container[int] = ()) -> list[str]:
+    """A blank line between a line of text and the list item right under it: CommonMark (doc-builder) starts
+    the list there, Python-Markdown would run the items into the paragraph. A line of text right after an item
+    continues it (CommonMark's lazy continuation), so the list goes on after it. Fenced code stays as it is."""
+    out: list[str] = []
+    fence = ""
+    listed = -1  # indentation of the list the previous lines belong to, or -1
+    blank = False  # the previous line is blank
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if fence:
+            fence = "" if stripped.startswith(fence) else fence
+        elif stripped.startswith(("```", "~~~")):
+            fence, listed = stripped[:3], -1
+        elif not stripped:
+            pass  # a list goes on after a blank line
+        elif i in heads:
+            listed = -1  # a parameter: griffe reads a new item
+        elif DOCSTRING_LIST_RE.match(stripped) and listed >= 0 and indent >= listed:
+            pass  # the next item, or one of a nested list
+        elif LIST_START_RE.match(stripped):
+            if out and out[-1].strip() and not out[-1].lstrip().startswith((">>>", "...")):
+                out.append("")
+            listed = indent
+        elif listed >= 0 and indent <= listed and blank:
+            listed = -1  # text at the list's indentation after a blank line: the list ended
+        blank = not stripped
         out.append(line)
     return out
 
@@ -1574,8 +1822,13 @@ def _docstring_tips(lines: list[str]) -> list[str]:
             indent, admonition = alert.group("indent"), DOCSTRING_ALERTS[alert.group("kind").upper()]
             body = []
             i += 1
-            while i < len(lines) and lines[i].startswith(indent + ">"):
-                body.append(lines[i][len(indent) + 1 :].removeprefix(" "))
+            while i < len(lines):
+                if lines[i].startswith(indent + ">"):
+                    body.append(lines[i][len(indent) + 1 :].removeprefix(" "))
+                elif body and body[-1].strip() and _lazy_line(lines[i], len(indent)):
+                    body.append(lines[i].strip())  # continues the quote's paragraph (CommonMark's lazy line)
+                else:
+                    break
                 i += 1
             out += [f"{indent}!!! {admonition}", ""] + [f"{indent}    {x}" if x.strip() else "" for x in body] + [""]
             continue
@@ -1598,42 +1851,56 @@ def _docstring_tips(lines: list[str]) -> list[str]:
     return out
 
 
-def _docstring_line(line: str, index: ApiIndex | None, prefer: str | None) -> str:
-    found = md.scan_inline(line)
+def _lazy_line(line: str, indent: int) -> bool:
+    """Whether ``line``, right under a quoted paragraph at ``indent``, continues that paragraph: text, not less
+    indented (a parameter head is), and nothing that starts a block of its own."""
+    stripped = line.lstrip()
+    return (
+        bool(stripped)
+        and len(line) - len(stripped) >= indent
+        and not DOCSTRING_LIST_RE.match(stripped)
+        and not stripped.startswith(("```", "~~~", "#", "<", ">"))
+    )
+
+
+def _docstring_inline(text: str, masked: str, index: ApiIndex | None, prefer: str | None) -> str:
+    """``text`` (a paragraph, perhaps of several lines) with its API links, relative links, stray brackets and
+    tags rewritten; ``masked`` is the same text with what must stay as it is blanked out."""
+    found = md.scan_inline(masked)
     edits: list[tuple[int, int, str]] = []
     kept: list[tuple[int, int]] = list(found.literal) + list(found.opaque)
     for start, end in found.literal:
-        link = api_link(line, start, end)
+        link = api_link(masked, start, end)
         if link is None:
             continue
         if link.name is None:
-            edits.append((start - 1, end + 1, line[start:end]))  # not a name: code, as doc-builder shows it
+            edits.append((start - 1, end + 1, text[start:end]))  # not a name: code, as doc-builder shows it
             continue
         bare = link.name.removeprefix("~").partition("#")[0]
         anchor, kind = index.documented(bare, prefer) if index is not None else (None, "unknown")
         shown = api_link_text(link.name, "function" if link.code != link.name else kind)
         edits.append((start - 1, end + 1, f"[`{shown}`][{anchor}]" if anchor else f"`{shown}`"))
     for offset, href in found.links:
-        close = line.find("](", offset)
-        if close < 0 or line[offset : offset + 1] != "[":
+        close = masked.find("](", offset)
+        if close < 0 or masked[offset : offset + 1] != "[":
             continue
-        stop = _closing_paren(line, close + 1)
+        stop = _closing_paren(masked, close + 1)
         if stop is None:
             continue
         parts = urlsplit(href)
         if parts.scheme or parts.netloc or href.startswith(("#", "/")) or not href:
             kept.append((offset, stop))  # an absolute link: it works here too
             continue
-        edits.append((offset, stop, line[offset + 1 : close]))  # a page of the library's docs: its text only
+        edits.append((offset, stop, text[offset + 1 : close]))  # a page of the library's docs: its text only
     for tag in found.tags:  # '<namespace>/<repo>': placeholders in prose, not HTML (a browser would drop them)
         edits.append((tag.start, tag.start + 1, "&lt;"))
     taken = sorted([*((a, b) for a, b, _ in edits), *kept])
-    for i, char in enumerate(line):
-        if char == "[" and not any(a <= i < b for a, b in taken) and not (i and line[i - 1] == "\\"):
+    for i, char in enumerate(masked):
+        if char == "[" and not any(a <= i < b for a, b in taken) and not (i and masked[i - 1] == "\\"):
             edits.append((i, i + 1, "\\["))
     for start, end, new in sorted(edits, reverse=True):
-        line = line[:start] + new + line[end:]
-    return line
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def _closing_paren(text: str, at: int) -> int | None:
@@ -1649,13 +1916,87 @@ def _closing_paren(text: str, at: int) -> int | None:
     return None
 
 
+class DocBuilderDocstring(griffe.Docstring):
+    """A docstring read the doc-builder way (``read_docstring``), whose parsed parameters get the defaults the
+    text and the code give. griffe takes a parameter's default from the signature only, so a parameter that
+    goes through ``**kwargs`` (all of ``GenerationConfig``'s) would show as required. In order: the head's
+    "defaults to X" (what doc-builder shows); the signature's default; for a parameter the signature takes
+    through ``**kwargs``, the default the function's own ``kwargs.pop("name", X)`` or ``kwargs.get("name", X)``
+    gives (one such default only); for a parameter written *optional* with none of these, ``None``:
+    doc-builder's convention ("we always omit the 'defaults to `None`' when None is the default", its README,
+    "Parmeter typing and default value")."""
+
+    def __init__(self, value: str, *, defaults: Mapping[str, str], optional: Iterable[str], **kwargs: Any) -> None:
+        super().__init__(value, **kwargs)
+        self.defaults = dict(defaults)
+        self.optional = frozenset(optional)
+
+    def parse(self, parser: Any = None, **options: Any) -> list[griffe.DocstringSection]:
+        sections = super().parse(parser, **options)
+        kinds = (griffe.DocstringSectionKind.parameters, griffe.DocstringSectionKind.other_parameters)
+        through_kwargs: dict[str, str] | None = None
+        for section in sections:
+            if section.kind not in kinds:
+                continue
+            for parameter in section.value:
+                written = self.defaults.get(parameter.name)
+                if written is not None:
+                    parameter.value = written
+                    continue
+                if parameter.value is not None:
+                    continue
+                if through_kwargs is None:
+                    through_kwargs = kwargs_defaults(self.parent)
+                if parameter.name in through_kwargs:
+                    parameter.value = through_kwargs[parameter.name]
+                elif parameter.name in self.optional:
+                    parameter.value = IMPLIED_DEFAULT
+        return sections
+
+
+def kwargs_defaults(obj: griffe.Object | griffe.Alias | None) -> dict[str, str]:
+    """The defaults a function (a class: its ``__init__``) gives the parameters it takes through ``**kwargs``
+    and its signature does not name: ``kwargs.pop("do_sample", None)`` gives ``do_sample`` the default
+    ``None``. A name given two different defaults gets none."""
+    function = obj.members.get("__init__") if obj is not None and obj.is_class else obj
+    if function is None or function.is_alias or not function.is_function:
+        return {}
+    parameters = function.parameters  # type: ignore[union-attr]
+    var = next((p.name for p in parameters if p.kind is griffe.ParameterKind.var_keyword), None)
+    if var is None:
+        return {}
+    try:
+        tree = ast.parse(textwrap.dedent(function.source))
+    except (OSError, ValueError, SyntaxError, griffe.BuiltinModuleError):
+        return {}
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2):
+            continue
+        owner, (key, default) = node.func.value, node.args
+        if node.func.attr in ("pop", "get") and isinstance(owner, ast.Name) and owner.id == var:
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in parameters:
+                found.setdefault(key.value, set()).add(ast.unparse(default))
+    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
+
+
 class DocBuilderDocstrings(griffe.Extension):
-    """The griffe extension mkdocstrings loads (mkdocs.yml: ``extensions``): docstrings through
-    ``docstring_markdown`` with the index of the build in progress."""
+    """The griffe extension mkdocstrings loads (mkdocs.yml: ``extensions``): docstrings read as doc-builder reads
+    them (``read_docstring``), with the index of the build in progress."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         docstring = obj.docstring
-        if docstring is None or ("[" not in docstring.value and "<Tip" not in docstring.value):
+        if docstring is None:
             return
         index = _CURRENT[-1] if _CURRENT else None
-        docstring.value = docstring_markdown(docstring.value, index, obj.path.split(".", 1)[0])
+        read = read_docstring(docstring.value, index, obj.path.split(".", 1)[0])
+        obj.docstring = DocBuilderDocstring(
+            read.markdown,
+            defaults=read.defaults,
+            optional=read.optional,
+            lineno=docstring.lineno,
+            endlineno=docstring.endlineno,
+            parent=obj,
+            parser=docstring.parser,
+            parser_options=docstring.parser_options,
+        )

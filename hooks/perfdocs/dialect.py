@@ -37,6 +37,7 @@ from .apirefs import (
     api_link_text,
     misread_brackets,
     reference_labels,
+    twin_heading,
 )
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .embeds import EmbedHosts, is_youtube_id, placeholder, youtube_address
@@ -254,7 +255,7 @@ class _Converter:
             if block.kind in ("heading", "lheading"):
                 self._section = _level(block)
             if block.kind == "paragraph" and MARKER_RE.match(lines[block.start].text.strip()):
-                stack[-1].children.append(self._marker(blocks, index, lines, consumed))
+                stack[-1].children.append(self._marker(blocks, index, lines, consumed, stack[-1]))
             elif block.kind == "paragraph" and (math := self._math_block(block, lines)) is not None:
                 stack[-1].children.append(math)
             elif block.kind in INLINE_BLOCKS:
@@ -453,11 +454,14 @@ class _Converter:
                 )
 
     # -- doc-builder's [[...]] marker lines ----------------------------------------------
-    def _marker(self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int]) -> Node:
+    def _marker(
+        self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int], parent: Node
+    ) -> Node:
         """A paragraph that opens with ``[[name]]``: rendered by the marker's handler, or a located error.
 
         ``[[autodoc]] X`` takes the ``- member`` lines under it, also after blank lines (doc-builder does);
-        those lines are a continuation of the paragraph to CommonMark, or an indented code block."""
+        those lines are a continuation of the paragraph to CommonMark, or an indented code block. ``parent``:
+        the component (or page) the marker is in, whose heading right above ``[[autodoc]] X`` may be X's."""
         block = blocks[index]
         first = lines[block.start]
         m = MARKER_RE.match(first.text.strip())
@@ -487,7 +491,7 @@ class _Converter:
             node.rendered[:0] = self._open_in_colab(first, col)
         elif name == "autodoc" and rest and " " not in rest:
             listed = [(member.group("name"), line) for line, member in members if member]
-            node.rendered[:0] = self._autodoc(rest, listed, first, col)
+            node.rendered[:0] = self._autodoc(rest, listed, first, col, _heading_above(parent, lines))
         else:
             usage = {"open-in-colab": "[[open-in-colab]] alone on its line", "autodoc": "[[autodoc]] Name"}
             self.error(
@@ -515,10 +519,19 @@ class _Converter:
         menu = docbuilder.notebook_menu(pattern, self.site.page)
         return [Out("", line.src), *(Out(text, line.src) for text in menu), Out("", line.src)]
 
-    def _autodoc(self, name: str, members: list[tuple[str, Line]], line: Line, col: int) -> list[Out]:
+    def _autodoc(
+        self,
+        name: str,
+        members: list[tuple[str, Line]],
+        line: Line,
+        col: int,
+        above: tuple[Node, md.Block, str] | None = None,
+    ) -> list[Out]:
         """The signature and documented parameters of ``name`` (and of ``members``, each with its line): a
         mkdocstrings block for the entry the API index registered, or a located error (at the member line
-        when a member is the problem)."""
+        when a member is the problem). ``above``: the heading right above the marker and the node holding it;
+        a heading that only names the object is replaced by the entry's own, at its level, as doc-builder gives
+        that heading the object's id instead of adding a second one (apirefs.twin_heading)."""
         api = self.site.api if self.site is not None else None
         at = max(line.text.find(name, col + len("[[autodoc]]")), col)  # the name: what the error is about
         if api is None or self.site is None:
@@ -529,7 +542,13 @@ class _Converter:
             here = self.location(line, col)
             found = api.add_entry(self.site.page, here, name, [member for member, _ in members])
             if isinstance(found, Entry):
-                block = [Out(text, line.src) for text in api.autodoc_lines(found)]
+                level = None
+                if above is not None:
+                    holder, heading, text = above
+                    level = twin_heading(text, name, found)
+                    if level is not None:
+                        holder.children[:] = [child for child in holder.children if child is not heading]
+                block = [Out(text, line.src) for text in api.autodoc_lines(found, heading_level=level)]
                 return [Out("", line.src), *block, Out("", line.src)]
             problem = found
         where, where_at = line, at
@@ -1436,6 +1455,17 @@ def _doc_builder_id(edited: str, source: str) -> str:
     if not wanted or wanted == toc_slug(heading.text):
         return edited
     return f"{edited.rstrip()} {{ #{wanted} }}"
+
+
+def _heading_above(parent: Node, lines: list[Line]) -> tuple[Node, md.Block, str] | None:
+    """The ATX heading that is the last thing in ``parent`` so far (blank lines aside), with its text."""
+    for child in reversed(parent.children):
+        if isinstance(child, md.Block) and child.kind == "blank":
+            continue
+        if isinstance(child, md.Block) and child.kind == "heading":
+            return parent, child, lines[child.start].text
+        return None
+    return None
 
 
 def _level(block: md.Block) -> int:
