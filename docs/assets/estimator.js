@@ -592,11 +592,12 @@
   var LABELS = {
     mode: "Task", device: "Device", precision: "Precision", finetune: "Method", optimizer: "Optimizer",
     attention: "Attention", quantization: "Weight quantization", kv_cache_dtype: "KV cache dtype", sharding: "ZeRO / FSDP",
-    lora_rank: "LoRA rank", batch_size: "Micro-batch", seq_len: "Sequence length (tokens)", num_gpus: "GPUs",
+    lora_rank: "LoRA rank", lora_targets: "LoRA targets", batch_size: "Micro-batch", seq_len: "Sequence length (tokens)", num_gpus: "GPUs",
     gradient_checkpointing: "Gradient checkpointing", offload_optimizer: "Offload optimizer to CPU",
     offload_params: "Offload parameters to CPU", double_quant: "Double quantization (NF4)"
   };
-  var TRAIN_ONLY = ["finetune", "optimizer", "sharding", "gradient_checkpointing", "offload_optimizer", "lora_rank"];
+  var TRAIN_ONLY = ["finetune", "optimizer", "sharding", "gradient_checkpointing", "offload_optimizer", "lora_rank",
+    "lora_targets"];
   var INFER_ONLY = ["quantization", "kv_cache_dtype"];
   var uid = 0;
 
@@ -616,7 +617,8 @@
     this.id = "pe" + (++uid);
     this.controls = {};
     this.build();
-    this.load(location.hash);
+    // the calculator's own link keeps the estimate in the fragment; a budget table's link sends it as the query
+    this.load(location.hash.indexOf(PREFIX) === 0 ? location.hash.slice(PREFIX.length) : location.search.slice(1));
     this.update(false);
   }
 
@@ -640,6 +642,9 @@
   };
   Estimator.prototype.number = function (name, min) {
     return this.field(name, el("input", { type: "number", min: String(min), step: "1", inputmode: "numeric" }));
+  };
+  Estimator.prototype.text = function (name, placeholder) {
+    return this.field(name, el("input", { type: "text", placeholder: placeholder, spellcheck: "false", autocomplete: "off" }));
   };
   Estimator.prototype.check = function (name) {
     return this.field(name, el("input", { type: "checkbox" }));
@@ -665,7 +670,8 @@
     var opt = Object.keys(data.optimizers).map(function (k) { return [k, data.optimizers[k]]; });
     var work = el("fieldset", { "class": "pe-set" }, [el("legend", { text: "Workload" }), el("div", { "class": "pe-grid" }, [
       this.select("mode", SELECTS.mode), this.select("device", SELECTS.device), this.select("precision", SELECTS.precision),
-      this.select("finetune", SELECTS.finetune), this.number("lora_rank", 1), this.select("optimizer", opt),
+      this.select("finetune", SELECTS.finetune), this.number("lora_rank", 1),
+      this.text("lora_targets", "peft's default, or all-linear, q_proj,v_proj"), this.select("optimizer", opt),
       this.select("quantization", SELECTS.quantization), this.select("kv_cache_dtype", SELECTS.kv_cache_dtype),
       this.select("attention", SELECTS.attention), this.number("batch_size", 1), this.number("seq_len", 1),
       this.number("num_gpus", 1), this.select("sharding", SELECTS.sharding), this.check("gradient_checkpointing"),
@@ -691,8 +697,8 @@
     this.config = JSON.parse(JSON.stringify(this.data.presets[name]));
   };
 
-  Estimator.prototype.load = function (hash) {
-    var p = new URLSearchParams(hash.indexOf(PREFIX) === 0 ? hash.slice(PREFIX.length) : "");
+  Estimator.prototype.load = function (query) {
+    var p = new URLSearchParams(query);
     var names = Object.keys(this.data.presets);
     this.setPreset(names.indexOf(p.get("model")) >= 0 ? p.get("model") : names[0]);
     if (p.get("config")) {
@@ -703,11 +709,17 @@
       if (!c[k]) return;
       var v = p.has(k) ? p.get(k) : DEFAULTS[k];
       if (k === "precision" && !p.has(k) && p.get("mode") === "infer") v = "bf16";
+      if (k === "lora_targets") v = v === null ? "" : v;  // blank: peft's default for the model family
       if (c[k].type === "checkbox") c[k].checked = v === true || v === "1";
       else c[k].value = String(v);
     });
     this.fillArch();
   };
+
+  function targets(text) { // "all-linear" or "q_proj, v_proj" -> a list; blank -> null (peft's default)
+    var names = text.split(",").map(function (t) { return t.trim(); }).filter(function (t) { return t; });
+    return names.length ? names : null;
+  }
 
   function keep(config) { // the keys the model reads, nothing else
     var out = {};
@@ -767,7 +779,8 @@
       if (!c[k]) return;
       if (mode === "infer" && TRAIN_ONLY.indexOf(k) >= 0) return;
       if (mode === "train" && INFER_ONLY.indexOf(k) >= 0) return;
-      if (c[k].type === "checkbox") w[k] = c[k].checked;
+      if (k === "lora_targets") w[k] = targets(c[k].value);
+      else if (c[k].type === "checkbox") w[k] = c[k].checked;
       else if (c[k].type === "number") w[k] = c[k].value === "" ? NaN : Number(c[k].value);
       else w[k] = c[k].value;
     });
@@ -780,7 +793,7 @@
     else p.set("model", this.presetName);
     Object.keys(w).forEach(function (k) {
       if (w[k] === DEFAULTS[k]) return;
-      p.set(k, w[k] === true ? "1" : w[k] === false ? "0" : String(w[k]));
+      p.set(k, w[k] === true ? "1" : w[k] === false ? "0" : Array.isArray(w[k]) ? w[k].join(",") : String(w[k]));
     });
     return PREFIX + p.toString();
   };
@@ -791,7 +804,7 @@
       var wrap = c[k].closest(".pe-field");
       if (!wrap || ARCH_FIELDS.some(function (f) { return f[0] === k; })) return;
       var hide = (mode === "infer" && TRAIN_ONLY.indexOf(k) >= 0) || (mode === "train" && INFER_ONLY.indexOf(k) >= 0);
-      if (k === "lora_rank") hide = hide || c.finetune.value === "full";
+      if (k === "lora_rank" || k === "lora_targets") hide = hide || c.finetune.value === "full";
       if (k === "double_quant") hide = !(mode === "train" ? c.finetune.value === "qlora" : c.quantization.value === "nf4");
       wrap.hidden = hide;
     });

@@ -11,12 +11,14 @@ Pure: functions return their text and the problems found (``Problem``); the dial
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
+from urllib.parse import urlencode
 
 from . import memory
 from .diagnostics import did_you_mean
@@ -425,9 +427,12 @@ def describe(preset: str, arch: memory.Arch, work: memory.Workload, params: int)
     return " · ".join(parts)
 
 
-def render_budget(attrs: Mapping[str, tuple[str, str]]) -> tuple[list[str], list[Problem]]:
+def render_budget(
+    attrs: Mapping[str, tuple[str, str]], calculator: str | None = None
+) -> tuple[list[str], list[Problem]]:
     """Markdown: the setup in one line, a table of the non-zero terms (per GPU, and host RAM when any) with the
-    total, and the common cards it fits."""
+    total, the common cards it fits, and (``calculator``: the calculator page, relative to this one) a link that
+    opens the same setup in the calculator."""
     if "show" in attrs or "unit" in attrs or "bare" in attrs:
         return [], [Problem("show, unit and bare make <MemoryBudget> one figure inside text; a table takes none")]
     preset, work, problems = workload(attrs)
@@ -471,7 +476,32 @@ def render_budget(attrs: Mapping[str, tuple[str, str]]) -> tuple[list[str], list
             f"{where} (a card keeps {HEADROOM / 1e9:g} GB free for the CUDA context; allocator slack and "
             "workspaces come on top).",
         ]
+    if calculator is not None:
+        lines += ["", f"[Open this setup in the calculator]({calculator}?{calculator_query(preset, work)})"]
     return lines, []
+
+
+def calculator_query(preset: str, work: memory.Workload) -> str:
+    """The calculator's inputs for a setup, as its query string (estimator.js ``load``): the preset, and every
+    workload field that differs from its default, as the calculator's own links write them."""
+    params = [("model", preset)]
+    default = memory.Workload()
+    for field in dataclasses.fields(memory.Workload):
+        value = getattr(work, field.name)
+        if value == getattr(default, field.name):
+            continue
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        elif isinstance(value, tuple):
+            value = ",".join(value)
+        params.append((field.name, str(value)))
+    return urlencode(params)
+
+
+def calculator_page(sources: Mapping[str, str]) -> str | None:
+    """The page (docs path) that shows the calculator, of ``sources`` (docs path -> text): the first, in path
+    order, that writes <MemoryEstimator/>. Budget tables link to it."""
+    return next((path for path in sorted(sources) if "<MemoryEstimator" in sources[path]), None)
 
 
 def estimator_data() -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -20,6 +21,7 @@ import yaml
 
 from . import history
 from .apirefs import ApiIndex, site_index
+from .budgets import calculator_page
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from .dialect import Site
 from .external import ExternalConfig
@@ -114,9 +116,15 @@ class _Site:
             api,
             notebooks=self.project.notebooks,
             embeds=self.project.embed_hosts,
+            calculator=self.calculator,
         )
         rendered = render_source(source, shown, self.library, self.project.root, generated, site)
         return rendered, problems + (api.problems if api else []) + rendered.diagnostics
+
+    @functools.cached_property
+    def calculator(self) -> str | None:
+        """The page that shows the memory calculator, as the build finds it (budgets.calculator_page)."""
+        return calculator_page({self.project.docs_path(p): self.read(p)[0] or "" for p in self.project.pages()})
 
     def api(self) -> ApiIndex | None:
         """The API index, as a build makes it (every page's [[autodoc]] entries), made once when a page needs it."""

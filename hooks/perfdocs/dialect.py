@@ -169,6 +169,7 @@ class Site:
     api: ApiIndex | None = None  # what API links and [[autodoc]] resolve against (None: no API reference)
     notebooks: str | None = None  # mkdocs.yml extra.perfdocs.notebooks: the URL pattern [[open-in-colab]] links to
     embeds: EmbedHosts = EmbedHosts()  # mkdocs.yml extra.perfdocs.embed_hosts: where an <iframe> may load from
+    calculator: str | None = None  # the page that shows <MemoryEstimator/>: budget tables link to it
 
 
 @dataclass
@@ -1335,7 +1336,7 @@ class _Converter:
         line = lines[node.line]
         content = self.generated.get(node.name)
         if node.name == "MemoryBudget":  # one table per tag, from its attributes
-            content, problems = budgets.render_budget(node.attrs)
+            content, problems = budgets.render_budget(node.attrs, self._calculator())
             for problem in problems:
                 self.error(line, node.col - 1 - line.col0, problem.message, "bad-attribute", problem.hint)
             if problems:
@@ -1352,6 +1353,12 @@ class _Converter:
             for _, href in md.scan_inline(text).links:
                 self.links[(href, self.location(line, node.col - 1 - line.col0))] = None
         return [Out("", line.src), *(Out(text, line.src) for text in content), Out("", line.src)]
+
+    def _calculator(self) -> str | None:
+        """The page with the memory calculator, as a link from this page (None: the site has none)."""
+        if self.site is None or self.site.calculator is None:
+            return None
+        return posixpath.relpath(self.site.calculator, posixpath.dirname(self.site.page) or ".")
 
     def _render_literalinclude(self, node: Node, lines: list[Line]) -> list[Out]:
         line = lines[node.line]

@@ -1,6 +1,7 @@
-"""The memory calculator of the overview (docs/assets/estimator.js) in Chromium: it computes what the Python model
-computes (a grid of inputs, within 1e-9 relative), errors included; a link reproduces an estimate; the keyboard
-reaches every control; axe finds nothing in its states; it fits a 390 px phone; it asks no other host."""
+"""The memory calculator (docs/performance/calculator.md, docs/assets/estimator.js) in Chromium: it computes what the
+Python model computes (a grid of inputs, within 1e-9 relative), errors included; a link reproduces an estimate; every
+budget table's link opens its setup with the table's total; the keyboard reaches every control; axe finds nothing in
+its states; it fits a 390 px phone; it asks no other host; its script loads on its page only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import itertools
 import math
 import random
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ from .conftest import Watch, settle
 from .support import PHONE
 from .test_a11y import BLOCKING, describe, run_axe
 
-OVERVIEW = ""  # docs/index.md
+OVERVIEW = "performance/calculator/"  # docs/performance/calculator.md
 REL = 1e-9
 
 # Architectures beyond the presets: the config paths a preset does not take (MoE with a shared expert and dense
@@ -389,21 +391,59 @@ def test_the_calculator_fits_a_phone(browser: Any, base_url: str) -> None:
         context.close()
 
 
-def test_the_estimator_is_only_on_the_overview_and_needs_no_other_host(overview: Any, watch: Watch) -> None:
+def test_the_estimator_is_only_on_its_page_and_needs_no_other_host(overview: Any, watch: Watch, site: Path) -> None:
     page = overview
     assert page.locator(".perfdocs-estimator").count() == 1
     assert page.locator(".perfdocs-estimator-fallback").count() == 0, "the script replaced the no-script text"
     assert watch.problems == [] and watch.external == []
+    # its script and styles load on this page only (overrides/main.html): 48 kB no other page needs
+    loading = [p.relative_to(site).as_posix() for p in site.rglob("*.html") if "assets/estimator." in p.read_text()]
+    assert loading == ["performance/calculator/index.html"]
 
 
-def test_a_scenario_page_links_to_the_calculator(context: Any, watch: Watch) -> None:
+def test_the_calculator_is_in_the_navigation(context: Any, watch: Watch) -> None:
     page = watch.attach(context.new_page())
     page.goto("performance/train/gpu_one/")
     settle(page)
-    page.get_by_role("link", name="memory calculator").first.click()
-    page.wait_for_url("**/#memory-estimator")
+    page.locator(".md-tabs").get_by_role("link", name="Memory calculator").click()
     page.wait_for_selector("#memory-estimator[data-state='ok']")
     assert status(page).startswith("Per GPU: ")
+    assert watch.problems == [] and watch.external == []
+
+
+BUDGET_LINKS = """() => {
+  // each "Open this setup in the calculator" link, with the total of the budget table above it
+  const tables = [...document.querySelectorAll('article table')];
+  return [...document.querySelectorAll('article a')].filter(a => a.textContent === 'Open this setup in the calculator')
+    .map(a => {
+      const above = tables.filter(t => t.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+      const total = [...above.querySelectorAll('tr')].find(r => r.cells[0].textContent.trim() === 'Total');
+      return [a.href, total.cells[1].textContent.trim()];
+    });
+}"""
+
+
+def test_every_budget_table_opens_in_the_calculator_with_its_total(context: Any, watch: Watch, site: Path) -> None:
+    pages = sorted(
+        p.relative_to(site).as_posix().removesuffix("index.html")
+        for p in site.rglob("index.html")
+        if "Open this setup in the calculator" in p.read_text(encoding="utf-8")
+    )
+    assert len(pages) >= 2, pages
+    page, calc = watch.attach(context.new_page()), watch.attach(context.new_page())
+    opened = 0
+    for url in pages:
+        page.goto(url)
+        settle(page)
+        for href, total in page.evaluate(BUDGET_LINKS):
+            calc.goto(href)
+            calc.wait_for_selector("#memory-estimator[data-state='ok']")
+            shown = calc.locator("#memory-estimator tr.pe-total td").first.inner_text()
+            assert shown == total, f"{url}: the table says {total} GB, the calculator {shown} GB ({href})"
+            calc.wait_for_load_state("networkidle")  # leave once the page has all it asked for
+            opened += 1
+        page.wait_for_load_state("networkidle")
+    assert opened >= 4
     assert watch.problems == [] and watch.external == []
 
 
