@@ -646,3 +646,16 @@ def test_a_heading_that_names_the_entry_is_replaced_by_the_entrys_own() -> None:
         "### LoraConfig { #own-id }\n\n"  # a heading with its own id stays: links may use it
         "::: peft.LoraConfig\n"
     )
+
+
+def test_two_autodoc_lines_without_a_blank_line_are_two_entries() -> None:
+    # doc-builder reads each [[autodoc]] line on its own (a real peft page writes them that way)
+    page = "# Two\n\n[[autodoc]] PeftModel\n[[autodoc]] LoraConfig\n    - to_dict\n"
+    index = build_index(ApiConfig(ROOT, NAMESPACES), [("api/two.md", "docs/api/two.md", page)])
+    assert [(e.line, e.name, e.members) for e in autodoc_blocks(page)] == [
+        (3, "PeftModel", ()),
+        (4, "LoraConfig", ("to_dict",)),
+    ]
+    text, problems = render(index, page, "api/two.md")
+    assert problems == []
+    assert text == "# Two\n\n::: peft.PeftModel\n\n::: peft.LoraConfig\n    options:\n      members:\n        - to_dict\n"

@@ -24,6 +24,9 @@ PAGES = {
         "</div>\n\n"
         '<div style="margin-top: 2em">\n\n'
         "A paragraph of Markdown under the second box.\n\n"
+        "</div>\n\n"
+        '<div style="border: 1px solid #e5e7eb;\n            margin: 1em 0">\n'
+        "<p>A style written over two lines loses its margin, not this text.</p>\n"
         "</div>\n"
     ),
     # a tab group never closed (its last tab neither): the sections after it are the page again

@@ -46,6 +46,7 @@ import griffe
 from . import markdown as md
 from .badges import recipe_pins
 from .diagnostics import Diagnostic, Location, display_path
+from .text import MARKER_RE, MEMBER_RE, marker_groups
 
 __all__ = [
     "ApiConfig",
@@ -1183,8 +1184,6 @@ def _wildcard_sources(module: griffe.Object) -> list[str]:
 def autodoc_blocks(text: str) -> list[AutodocLine]:
     """The ``[[autodoc]] Name`` lines of a page (top-level paragraphs, as CommonMark reads them) with their
     ``- member`` lines, which may follow as the paragraph's continuation or as an indented block."""
-    from .dialect import MARKER_RE, MEMBER_RE
-
     if "[[autodoc]]" not in text:
         return []
     lines = text.split("\n")
@@ -1193,21 +1192,25 @@ def autodoc_blocks(text: str) -> list[AutodocLine]:
     for index, block in enumerate(blocks):
         if block.kind != "paragraph":
             continue
-        first = lines[block.start]
-        m = MARKER_RE.match(first.strip())
-        if not m or m.group("name") != "autodoc" or not m.group("rest").strip():
+        if not MARKER_RE.match(lines[block.start].strip()):
             continue
-        body = lines[block.start + 1 : block.end]
-        for later in blocks[index + 1 :]:
-            if later.kind == "blank":
+        groups = marker_groups(lines[block.start : block.end])
+        for number, (a, b) in enumerate(groups):
+            first = lines[block.start + a]
+            m = MARKER_RE.match(first.strip())
+            if not m or m.group("name") != "autodoc" or not m.group("rest").strip():
                 continue
-            region = lines[later.start : later.end]
-            if later.kind == "code_block" and all(MEMBER_RE.match(x) or not x.strip() for x in region):
-                body += region
-            break
-        members = [mm.group("name") for x in body if (mm := MEMBER_RE.match(x))]
-        col = len(first) - len(first.lstrip()) + 1
-        found.append(AutodocLine(block.start + 1, col, m.group("rest").strip(), tuple(members)))
+            body = lines[block.start + a + 1 : block.start + b]
+            for later in blocks[index + 1 :] if number == len(groups) - 1 else ():
+                if later.kind == "blank":
+                    continue
+                region = lines[later.start : later.end]
+                if later.kind == "code_block" and all(MEMBER_RE.match(x) or not x.strip() for x in region):
+                    body += region
+                break
+            members = [mm.group("name") for x in body if (mm := MEMBER_RE.match(x))]
+            col = len(first) - len(first.lstrip()) + 1
+            found.append(AutodocLine(block.start + a + 1, col, m.group("rest").strip(), tuple(members)))
     return found
 
 

@@ -50,7 +50,18 @@ from .sanitize import (
     unsafe_constructs,
     url_scheme,
 )
-from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE, doc_builder_ids, parse_heading, slugify, toc_slug
+from .text import (
+    ATTR_ID_RE,
+    CUSTOM_ID_RE,
+    MARKER_RE,
+    MEMBER_RE,
+    VALID_ID_RE,
+    doc_builder_ids,
+    marker_groups,
+    parse_heading,
+    slugify,
+    toc_slug,
+)
 
 ATTR_RE = re.compile(
     r"""\s*(?P<name>[A-Za-z_:][\w.:-]*)(?:\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|\{(?P<expr>[^{}]*)\}"""
@@ -112,8 +123,6 @@ CONTAINERS = frozenset({"blockquote_open", "bullet_list_open", "ordered_list_ope
 MAX_BRACKETS = 1_000  # '[' in one paragraph, heading or table
 INLINE_MARKS = ("<", "](", "]:", "[`", "$", "\\(", "\\[", "][", "] [", "]\n[")
 PAGE_SUFFIXES = (".md", ".mdx")
-MARKER_RE = re.compile(r"^\[\[(?P<name>[A-Za-z][\w-]*)\]\](?P<rest>.*)$")  # [[open-in-colab]], [[autodoc]] X
-MEMBER_RE = re.compile(r"^\s*-\s+(?P<name>\S+)\s*$")  # an [[autodoc]] member line: '    - train'
 MARKERS = ("open-in-colab", "autodoc")
 INLINE_BLOCKS = {"paragraph", "heading", "lheading", "table", "mdx_line"}
 
@@ -458,53 +467,67 @@ class _Converter:
     def _marker(
         self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int], parent: Node
     ) -> Node:
-        """A paragraph that opens with ``[[name]]``: rendered by the marker's handler, or a located error.
+        """A paragraph that opens with ``[[name]]``: each marker line of it rendered by the marker's handler, or a
+        located error (doc-builder reads each ``[[autodoc]] X`` line on its own: text.marker_groups).
 
         ``[[autodoc]] X`` takes the ``- member`` lines under it, also after blank lines (doc-builder does);
         those lines are a continuation of the paragraph to CommonMark, or an indented code block. ``parent``:
         the component (or page) the marker is in, whose heading right above ``[[autodoc]] X`` may be X's."""
         block = blocks[index]
         first = lines[block.start]
+        node = Node("#lines", {}, block.start, first.col0 + md.indent_of(first.text) + 1, (block.start, 0))
+        groups = marker_groups([line.text for line in lines[block.start : block.end]])
+        for number, (a, b) in enumerate(groups):
+            body = lines[block.start + a + 1 : block.start + b]
+            if number == len(groups) - 1:
+                body = body + self._member_blocks(blocks, index, lines, consumed)
+            above = _heading_above(parent, lines) if number == 0 else None
+            node.rendered += self._marker_line(lines[block.start + a], body, above)
+        return node
+
+    def _member_blocks(self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int]) -> list[Line]:
+        """The ``- member`` lines of an indented code block after the marker paragraph (blank lines apart)."""
+        for later in range(index + 1, len(blocks)):
+            nxt = blocks[later]
+            if nxt.kind == "blank":
+                continue
+            region = lines[nxt.start : nxt.end]
+            if nxt.kind == "code_block" and all(MEMBER_RE.match(x.text) or not x.text.strip() for x in region):
+                consumed.update(range(index + 1, later + 1))
+                return region
+            break
+        return []
+
+    def _marker_line(self, first: Line, body: list[Line], above: tuple[Node, md.Block, str] | None) -> list[Out]:
+        """One ``[[name]] rest`` line and the lines under it."""
         m = MARKER_RE.match(first.text.strip())
         assert m is not None
         name, rest = m.group("name"), m.group("rest").strip()
         col = len(first.text) - len(first.text.lstrip())
-        node = Node("#lines", {}, block.start, first.col0 + col + 1, (block.start, 0))
-        body = [line for line in lines[block.start + 1 : block.end]]
-        if name == "autodoc":
-            for later in range(index + 1, len(blocks)):
-                nxt = blocks[later]
-                if nxt.kind == "blank":
-                    continue
-                region = lines[nxt.start : nxt.end]
-                if nxt.kind == "code_block" and all(MEMBER_RE.match(x.text) or not x.text.strip() for x in region):
-                    body += region
-                    consumed.update(range(index + 1, later + 1))
-                break
         members = [(line, MEMBER_RE.match(line.text)) for line in body if line.text.strip()]
+        if name != "autodoc":
+            members = [(line, None) for line, _ in members]
+        after: list[Out] = []
         for line, member in members:
             if member is None:
                 self.error(line, 0, f"[[{name}]] is followed by text", "bad-marker", "leave a blank line after it")
-                node.rendered = [Out(x.text, x.src) for x in lines[block.start + 1 : block.end]]
+                after = [Out(x.text, x.src) for x in body]
                 break
-        src = first.src
         if name == "open-in-colab" and not rest:
-            node.rendered[:0] = self._open_in_colab(first, col)
-        elif name == "autodoc" and rest and " " not in rest:
+            return self._open_in_colab(first, col) + after
+        if name == "autodoc" and rest and " " not in rest:
             listed = [(member.group("name"), line) for line, member in members if member]
-            node.rendered[:0] = self._autodoc(rest, listed, first, col, _heading_above(parent, lines))
-        else:
-            usage = {"open-in-colab": "[[open-in-colab]] alone on its line", "autodoc": "[[autodoc]] Name"}
-            self.error(
-                first,
-                col,
-                f"unknown marker [[{name}]]" if name not in MARKERS else f"write it as {usage[name]}",
-                "bad-marker",
-                did_you_mean(name, MARKERS) if name not in MARKERS else None,
-            )
-            shown = f"{self.location(first, col)}: [[{name}]] {rest}".rstrip()
-            node.rendered[:0] = [Out(x, src) for x in error_block(shown)]
-        return node
+            return self._autodoc(rest, listed, first, col, above) + after
+        usage = {"open-in-colab": "[[open-in-colab]] alone on its line", "autodoc": "[[autodoc]] Name"}
+        self.error(
+            first,
+            col,
+            f"unknown marker [[{name}]]" if name not in MARKERS else f"write it as {usage[name]}",
+            "bad-marker",
+            did_you_mean(name, MARKERS) if name not in MARKERS else None,
+        )
+        shown = f"{self.location(first, col)}: [[{name}]] {rest}".rstrip()
+        return [Out(x, first.src) for x in error_block(shown)] + after
 
     def _open_in_colab(self, line: Line, col: int) -> list[Out]:
         """The "Open in Colab" / "Open in Studio Lab" menu for this page's notebook, where the marker is
@@ -818,8 +841,8 @@ class _Converter:
                     self._delete(place, starts, span, finding.replacement if i == 0 else "")
                 continue
             element = finding.construct.startswith("<")
-            # an attribute's value over several lines would leave a blank line inside its tag: not removed here
-            if not finding.spans or (not element and "\n" in fragment[finding.spans[0][0] : finding.spans[0][1]]):
+            # an attribute over three lines or more would leave a blank line inside its tag: not removed here
+            if not finding.spans or (not element and fragment.count("\n", *finding.spans[0]) > 1):
                 removed = False
                 hint = "the HTML block is left out" if block else None
             else:

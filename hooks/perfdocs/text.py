@@ -18,7 +18,19 @@ HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})(?P<space>[ \t]+)(?P<text>.*?)[ \t]
 CUSTOM_ID_RE = re.compile(r"[ \t]*\[\[(?P<id>[^\]]*)\]\][ \t]*$")
 ATTR_ID_RE = re.compile(r"[ \t]*\{[ \t]*#(?P<id>[^\s}]+)[^}]*\}[ \t]*$")
 VALID_ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
+MARKER_RE = re.compile(r"^\[\[(?P<name>[A-Za-z][\w-]*)\]\](?P<rest>.*)$")  # [[open-in-colab]], [[autodoc]] X
+MEMBER_RE = re.compile(r"^\s*-\s+(?P<name>\S+)\s*$")  # an [[autodoc]] member line: '    - train'
 FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(?P<body>.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+
+
+def marker_groups(lines: list[str]) -> list[tuple[int, int]]:
+    """The doc-builder marker lines of a paragraph that opens with one, as (first, end) index ranges: each
+    ``[[name]]`` line with the lines under it up to the next marker line. doc-builder reads every
+    ``[[autodoc]] X`` line on its own, so two of them need no blank line between them."""
+    starts = [i for i, line in enumerate(lines) if MARKER_RE.match(line.strip())] or [0]
+    if starts[0] != 0:
+        starts.insert(0, 0)
+    return list(zip(starts, [*starts[1:], len(lines)]))
 
 
 def code_line_mask(lines: list[str]) -> list[bool]:
