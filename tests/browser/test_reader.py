@@ -188,7 +188,7 @@ def test_page_furniture(context: Any) -> None:
     assert copy.first.get_attribute("title") == "Copy to clipboard"
     assert page.locator(".md-sidebar--secondary .md-nav__link").count() >= 10, "a table of contents"
     tabs = page.locator(".md-tabs__link").all_inner_texts()
-    assert [t.strip() for t in tabs] == ["Overview", "Inference", "Training", "Scalability", "API reference"]
+    assert [t.strip() for t in tabs] == ["Overview", "Inference", "Training", "Scalability", "Memory calculator", "API reference"]
     assert page.locator(".md-footer__link--next").count() == 1
     assert page.locator("a.md-source").first.get_attribute("href") == DEPLOYMENT["REPO_URL"]
 
