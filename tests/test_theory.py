@@ -139,3 +139,55 @@ def test_snippet_front_matter_errors_point_at_the_key(project: Path) -> None:
         "docs/performance/_theory/keyed.md:3:1: error: snippet front matter 'helps' must be a list drawn from speed, "
         "memory, scale; got 'fast' [bad-front-matter]",
     ]
+
+
+# --- scenario pages show each explanation collapsed (issue 22) ------------------------------------------------
+
+
+def test_a_scenario_page_shows_each_snippet_collapsed_under_its_title(project: Path) -> None:
+    body = '## Outer\n\nWhat to do.\n\n<Theory name="alpha"/>\n\n### Recipe\n\nUse it.\n'
+    text = expand(body, "docs/performance/train/gpu_one.md", library(project), "train-gpu-one").text
+    lines = text.split("\n")
+    start, end = lines.index('<details class="perfdocs-theory info">'), lines.index("</details>")
+    assert lines[start + 1] == "<summary>Alpha explained</summary>"
+    inside = lines[start:end]
+    assert "Line one." in inside and "### Why { #alpha-why }" in inside
+    assert "Beta line." in inside, "a snippet inside a snippet is part of the same box"
+    assert lines.count('<details class="perfdocs-theory info">') == 1
+    assert lines.index("What to do.") < start and lines.index("### Recipe") > end
+
+
+@pytest.mark.parametrize("scenario", ["overview", None])
+def test_the_overview_and_other_pages_show_snippets_open(project: Path, scenario: str | None) -> None:
+    text = expand('## S\n\n<Theory name="beta"/>\n', "docs/index.md", library(project), scenario).text
+    assert "<details" not in text and "Beta line." in text
+
+
+def test_a_snippet_inside_a_component_is_not_boxed_again(project: Path) -> None:
+    body = (
+        '## S\n\n<Tip>\n\n<Theory name="beta"/>\n\n</Tip>\n\n'
+        '<details>\n<summary>More</summary>\n\n<Theory name="beta"/>\n\n</details>\n\n'
+        '<Theory name="beta"/>\n'
+    )
+    text = expand(body, "docs/performance/infer/cpu.md", library(project), "infer-cpu").text
+    assert text.count("Beta line.") == 3
+    assert text.count('<details class="perfdocs-theory info">') == 1, "only the one outside the components"
+    assert text.index('<details class="perfdocs-theory info">') > text.index("<summary>More</summary>")
+
+
+def test_a_snippet_with_nothing_for_the_scenario_gets_no_empty_box(project: Path) -> None:
+    write(
+        project / "docs" / "performance" / "_theory" / "gpu_only.md",
+        '---\ntitle: G\nhelps: [speed]\nsummary: g\n---\n<Only scenario="train-gpu-one">\nTensor cores.\n</Only>\n',
+    )
+    text = expand('## S\n\n<Theory name="gpu_only"/>\n', "docs/performance/infer/cpu.md", library(project), "infer-cpu")
+    assert "<details" not in text.text and "Tensor cores." not in text.text
+    assert len(text.source_map) == len(text.text.split("\n"))
+
+
+def test_the_collapsed_snippet_renders_as_a_details_box_with_markdown_inside(project: Path) -> None:
+    source = '---\nscenario: train-gpu-one\n---\n## Outer\n\n<Theory name="beta"/>\n'
+    rendered = render_source(source, "docs/performance/train/gpu_one.md", library(project), project)
+    assert rendered.diagnostics == []
+    assert '<details markdown="1" class="perfdocs-theory info">' in rendered.text.split("\n")
+    assert "See [page](gpu_one.md#recipe)." in rendered.text

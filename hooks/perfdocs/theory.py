@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
-from .dialect import error_block
+from .dialect import VOID, error_block
 from .markdown import Tag, scan_inline
 from .metadata import text_problem
 from .text import (
@@ -45,6 +45,10 @@ MAX_DEPTH = 10  # a real guide needs two or three levels; deeper is a mistake
 MAX_INCLUSIONS = 300
 NAME_ATTR_RE = re.compile(r"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*/?$""")
 SCENARIO_ATTR_RE = re.compile(r"""^\s*scenario\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$""")
+# Pages of these scenarios show each snippet collapsed, under "<title> explained": the page keeps what to do open
+# and the explanation one click away. The overview shows its snippet open.
+COLLAPSED_SCENARIOS = frozenset(SCENARIOS) - {"overview"}
+DETAILS_TAG_RE = re.compile(r"<(/?)details\b", re.IGNORECASE)
 INLINE_LINK_RE = re.compile(r"(\]\()(<?)([^)\s>]+)")
 REF_DEF_RE = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(<?)(\S+)")
 
@@ -211,6 +215,8 @@ class _Expander:
         self.expansion_count: dict[str, int] = {}
         self.capped = False  # MAX_INCLUSIONS reached
         self.section: tuple[int, str | None, str | None] = (1, None, None)  # level, id, title
+        self.collapse = scenario in COLLAPSED_SCENARIOS
+        self.nesting = 0  # components and <details> open on the page at the current line
 
     def emit(self, line: str, loc: Location) -> None:
         self.out.append(line)
@@ -250,6 +256,8 @@ class _Expander:
             if "<Theory" in masked:
                 self._theory(masked, line, loc, frame)
                 continue
+            if not frame.names and "<" in masked:
+                self.nesting = max(0, self.nesting + _nesting_change(masked))
             heading = parse_heading(line) if line.startswith("#") else None
             if heading:
                 line = self._heading(heading, line, loc, shift, id_prefix, id_suffix)
@@ -344,6 +352,13 @@ class _Expander:
         shift = (level + 1 - top) if top else 0
         inner = _Frame(snippet.path, ((loc.path, loc.line), *frame.chain), (*frame.names, name))
         self.emit("", loc)
+        collapsed = self.collapse and not frame.names and not self.nesting and not line[:1].isspace()
+        box = len(self.out) if collapsed else None  # where the <details> starts
+        if box is not None:
+            self.emit('<details class="perfdocs-theory info">', loc)
+            self.emit(f"<summary>{html.escape(snippet.title, quote=False)} explained</summary>", loc)
+            self.emit("", loc)
+        start = len(self.out)
         self.expand(
             snippet.lines,
             snippet.body_first_line,
@@ -353,6 +368,9 @@ class _Expander:
             "" if count == 1 else f"-{count}",
             snippet.code_mask,
         )
+        if box is not None and not any(text.strip() for text in self.out[start:]):
+            del self.out[box:], self.origins[box:]  # nothing of it holds for this scenario: no empty box
+            box = None
         url = self.edit_url(snippet) if self.edit_url else None
         if url:
             self.emit("", loc)
@@ -362,6 +380,9 @@ class _Expander:
                 loc,
             )
         self.emit("", loc)
+        if box is not None:
+            self.emit("</details>", loc)
+            self.emit("", loc)
         self.section = (level, section_id, section_title)
 
     def _heading(self, heading, line: str, loc: Location, shift: int, id_prefix: str | None, id_suffix: str) -> str:
@@ -417,6 +438,19 @@ class _Expander:
         return line
 
 
+def _nesting_change(masked: str) -> int:
+    """How many components and ``<details>`` the line opens, less those it closes: a snippet gets a ``<details>``
+    of its own only where nothing holds it, since the dialect renders Markdown in a ``<details>`` at the top level
+    of a page."""
+    found = scan_inline(masked)
+    change = sum(-1 if t.closing else 1 for t in found.tags if not t.self_closing and t.name not in VOID)
+    for _, tag in found.html:
+        m = DETAILS_TAG_RE.match(tag)
+        if m and not tag.rstrip().endswith("/>"):
+            change += -1 if m.group(1) else 1
+    return change
+
+
 def _alone(masked: str, name: str) -> Tag | None:
     """The ``<name ...>`` tag that is the whole of the line (blanks aside), as the inline parser reads it."""
     text = masked.strip(" \t")
@@ -457,4 +491,13 @@ def expand(
     )
 
 
-__all__ = ["SCENARIOS", "Expansion", "Inclusion", "Snippet", "SnippetLibrary", "expand", "THEORY_DIR"]
+__all__ = [
+    "COLLAPSED_SCENARIOS",
+    "SCENARIOS",
+    "Expansion",
+    "Inclusion",
+    "Snippet",
+    "SnippetLibrary",
+    "expand",
+    "THEORY_DIR",
+]
