@@ -1,26 +1,43 @@
 """The search index (hooks/perfdocs/search.py): section titles and prose, no code blocks, no technique-matrix
 marks, tab labels apart; the full index beside a stub that page loads fetch; the words queries use are the
-index's words. The functions on inline HTML first, then the index of the real site."""
+index's words. What the search worker ranks with: the synonym table (hooks/perfdocs/search_synonyms.py, every
+entry joins its spellings), the copies of a theory snippet's sections (one key per section, whatever page it is
+expanded into), the API entries, each page's situation. The functions on inline HTML first, then the index of
+the real site; tests/browser/test_search.py checks what readers get from them."""
 
 from __future__ import annotations
 
 import json
-import re
 from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from perfdocs.diagnostics import Location, SourceMap
 from perfdocs.search import (
     FULL_INDEX,
     INDEX,
+    SearchPage,
     index_html,
+    page_facets,
+    search_page,
     section_texts,
     shape_index,
+    shared_sections,
+    spellings,
     stub_index,
+    synonym_keys,
+    words,
     write_index,
 )
+from perfdocs.search_synonyms import FACETS, SCENARIO_FACETS, SYNONYMS
+from perfdocs.theory import SCENARIOS, Inclusion
 from selectolax.lexbor import LexborHTMLParser
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERIES = ROOT / "tests" / "search_queries.yml"
+SEPARATOR = r'[\s\u200b\-,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;'  # mkdocs.yml's (test_the_separator_is_the_sites)
 
 TABS = """
 <div class="tabbed-set tabbed-alternate" data-tabs="1:3"><input checked="checked" id="__tabbed_1_1" name="__tabbed_1"
@@ -109,30 +126,178 @@ INDEX_IN: dict[str, Any] = {
 
 
 def test_shape_index_takes_the_page_texts_and_strips_code_where_there_are_none() -> None:
-    shaped = shape_index(INDEX_IN, {"a/": {"": "<p>new</p>", "s": "<p>new s</p>"}})
-    assert shaped == {
-        "config": INDEX_IN["config"],
-        "docs": [
-            {"location": "a/", "title": "A", "text": "<p>new</p>"},
-            {"location": "a/#s", "title": "S", "text": "<p>new s</p>", "boost": 2},
-            {"location": "b/#t", "title": "T", "text": "<p>keep</p> <p>this</p>"},
-        ],
-    }
-    assert stub_index(shaped) == {"config": INDEX_IN["config"], "docs": []}
+    shaped = shape_index(INDEX_IN, {"a/": SearchPage({"": "<p>new</p>", "s": "<p>new s</p>"})})
+    assert shaped["docs"] == [
+        {"location": "a/", "title": "A", "text": "<p>new</p>"},
+        {"location": "a/#s", "title": "S", "text": "<p>new s</p>", "boost": 2},
+        {"location": "b/#t", "title": "T", "text": "<p>keep</p> <p>this</p>"},
+    ]
+    assert shaped["config"] == {**INDEX_IN["config"], "fields": {"keys": {"boost": 1.0}}}
+    assert stub_index(shaped) == {"config": shaped["config"], "docs": []}
 
 
 def test_write_index_moves_the_index_and_leaves_a_stub(tmp_path: Path) -> None:
     assert write_index(tmp_path, {}) is None, "no index (search off): nothing to do"
     (tmp_path / "search").mkdir()
     (tmp_path / INDEX).write_text(json.dumps(INDEX_IN), encoding="utf-8")
-    size = write_index(tmp_path, {"a/": {"": "<p>new ✓</p>"}})
+    size = write_index(tmp_path, {"a/": SearchPage({"": "<p>new ✓</p>"})})
     full = (tmp_path / FULL_INDEX).read_text(encoding="utf-8")
     stub = (tmp_path / INDEX).read_text(encoding="utf-8")
-    assert json.loads(stub) == {"config": INDEX_IN["config"], "docs": []}
+    assert json.loads(stub) == {"config": json.loads(full)["config"], "docs": []}
     assert json.loads(full)["docs"][0]["text"] == "<p>new ✓</p>"
     assert "✓" in full, "UTF-8, not \\u escapes"
     assert size is not None and (size.sections, size.raw, size.stub) == (3, len(full.encode()), len(stub))
     assert 0 < size.gzip < size.raw
+
+
+# -- what the worker ranks with --------------------------------------------------------------------------------
+VOCABULARY = spellings(SEPARATOR)
+
+
+@pytest.mark.parametrize("entry", SYNONYMS, ids=[entry[0] for entry in SYNONYMS])
+def test_every_spelling_of_an_entry_finds_the_entry(entry: tuple[str, ...]) -> None:
+    """A section that spells the term any way gets the entry's index word, so that any spelling typed finds it
+    (the worker adds that word to the query when the reader types a spelling)."""
+    key = "".join(words(entry[0], SEPARATOR))
+    assert words(key, SEPARATOR) == [key], "the index word is one word"
+    for spelling in entry:
+        assert key in synonym_keys(words(f"Use {spelling} here.", SEPARATOR), VOCABULARY), spelling
+        assert key in synonym_keys(words(spelling.upper(), SEPARATOR), VOCABULARY), f"{spelling}: case"
+
+
+def test_entries_are_apart() -> None:
+    """No two entries share an index word or a spelling: a spelling typed means one term."""
+    keys = [key for key, _ in VOCABULARY]
+    assert len(set(keys)) == len(keys)
+    owners: dict[tuple[str, ...], str] = {}
+    for key, group in VOCABULARY:
+        for spelling in group:
+            assert owners.setdefault(tuple(spelling), key) == key, f"{spelling} is in {owners[tuple(spelling)]} and {key}"
+            assert spelling, key
+    facet_words = {tuple(words(name, SEPARATOR)) for values in FACETS.values() for names in values.values()
+                   for name in names}
+    assert not facet_words & set(owners), "a word that names the reader's situation is no synonym"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("CUDA out of memory at step 3", ["oom"]),
+    ("torch.OutOfMemoryError: CUDA", ["oom"]),
+    ("the OOM killer", ["oom"]),
+    ("DeepSpeed ZeRO-3 shards the weights; ZeRO stage 2 does not", ["zero3", "zero2"]),
+    ('"stage": 3 in the config, i.e. stage 3', ["zero3"]),
+    ("load in bfloat16", ["bf16"]),
+    ('attn_implementation="flash_attention_2"', ["fa2"]),
+    ("FlashAttention-2 and FlashAttention-3", ["fa2", "fa3"]),
+    ("tensor parallelism splits each layer", ["tp"]),
+    ("on a TPU", []),  # words of two letters match whole: tp is not tpu
+    ("the KV cache grows", ["kvcache"]),
+    ("an 8-bit optimizer", ["8bit"]),
+    ("model.gradient_checkpointing_enable()", ["gradientcheckpointing"]),  # a word of more than two letters: prefix
+    ("flash attention", []),  # not FlashAttention-2: the 2 is the term
+])
+def test_synonym_keys_of_a_text(text: str, expected: list[str]) -> None:
+    assert synonym_keys(words(text, SEPARATOR), VOCABULARY) == expected
+
+
+def test_facets_cover_every_scenario() -> None:
+    assert set(SCENARIO_FACETS) == set(SCENARIOS)
+    for scenario, values in SCENARIO_FACETS.items():
+        for dimension, value in values.items():
+            assert value in FACETS[dimension], (scenario, dimension, value)
+
+
+def test_page_facets_come_from_the_scenario_or_the_pages_below() -> None:
+    facets = page_facets(
+        ["", "train/", "train/one/", "train/many/", "api/", "api/x/", "scale/"],
+        {"": "overview", "train/one/": "train-gpu-one", "train/many/": "train-gpu-many", "scale/": "scalability",
+         "api/x/": None},
+    )
+    assert facets == {
+        "": {},
+        "train/": {"mode": "train"},  # what every scenario page under it shares
+        "train/one/": {"mode": "train", "hardware": "gpu-one"},
+        "train/many/": {"mode": "train", "hardware": "gpu-many"},
+        "api/": {},
+        "api/x/": {},
+        "scale/": {"hardware": "gpu-many"},
+    }
+
+
+API_PAGE = """
+<h1 id="transformers">Transformers</h1><p>Intro.</p>
+<h2 id="training">Training</h2>
+<h3 id="transformers.TrainingArguments" class="doc doc-heading">TrainingArguments</h3><p>Arguments.</p>
+<h4 id="transformers.TrainingArguments.to_dict" class="doc doc-heading">to_dict</h4><p>A dict.</p>
+<h2 id="generation">Generation</h2><p>Text.</p>
+"""
+
+
+def test_search_page_knows_api_entries_and_the_heading_above_each_section() -> None:
+    page = search_page(API_PAGE)
+    assert page.api == {"transformers.TrainingArguments", "transformers.TrainingArguments.to_dict"}
+    assert page.up == {"transformers.TrainingArguments": "training",
+                       "transformers.TrainingArguments.to_dict": "transformers.TrainingArguments"}
+    assert page.texts["generation"] == "<p>Text.</p>"
+
+
+EXPANDED = """# Training on one GPU
+
+## Mixed precision
+
+In short: bf16.
+
+Why it works.
+
+### The memory surprise { #mixed-precision-the-memory-surprise }
+
+Text.
+
+### Recipe { #mixed-precision-recipe }
+
+```python
+# a comment { #not-a-heading }
+```
+"""
+
+
+def test_shared_sections_are_the_snippets_headings_and_the_sections_holding_their_introductions() -> None:
+    page = "docs/train/gpu_one.md"
+    snippet = "docs/_theory/mixed_precision.md"
+    # lines 7-12 of the expansion come from the snippet's lines 1-6, included at the page's line 7
+    origins = [Location(snippet, i - 5, 1, ((page, 7),)) if 6 <= i < 12 else Location(page, i + 1)
+               for i in range(len(EXPANDED.splitlines()))]
+    inclusions = [Inclusion("mixed_precision", "mixed-precision", "Mixed precision", 0),
+                  Inclusion("nested", "mixed-precision-the-memory-surprise", "The memory surprise", 1)]
+    shared = shared_sections(EXPANDED, SourceMap(origins), inclusions)
+    assert shared == {
+        "mixed-precision-the-memory-surprise": "docs/_theory/mixed_precision.md:3",  # its heading's line
+        "mixed-precision": "theory:mixed_precision",  # the page's own heading, holding the introduction
+    }  # the page's own "Recipe" is not shared, even with an explicit id; a code line is no heading
+    assert shared_sections(EXPANDED, None, []) == {}
+
+
+def test_shape_index_writes_keys_and_what_the_worker_ranks_with() -> None:
+    index = {"config": {"lang": ["en"], "separator": SEPARATOR, "pipeline": ["stopWordFilter"],
+                        "fields": {"title": {"boost": 1000.0}, "text": {"boost": 1.0}}},
+             "docs": [{"location": "t/", "title": "Training", "text": ""},
+                      {"location": "t/#zero", "title": "ZeRO", "text": ""},
+                      {"location": "t/#memory", "title": "Memory per GPU", "text": ""},
+                      {"location": "api/", "title": "API", "text": ""},
+                      {"location": "api/#x.Trainer", "title": "Trainer", "text": ""}]}
+    pages = {
+        "t/": SearchPage({"": "<p>t</p>", "zero": "<p>ZeRO-3, or running out of memory</p>", "memory": "<p>m</p>"},
+                         up={"memory": "zero"}, shared={"memory": "_theory/zero.md:8"}, scenario="train-gpu-many"),
+        "api/": SearchPage({"": "", "x.Trainer": "<p>The Trainer.</p>"}, api=frozenset({"x.Trainer"})),
+    }
+    shaped = shape_index(index, pages)
+    assert [doc.get("keys") for doc in shaped["docs"]] == [None, "oom zero3", None, None, None]
+    assert shaped["config"]["fields"]["keys"] == {"boost": 1.0}
+    data = shaped["perfdocs"]
+    assert data["sections"] == {"t/#memory": {"up": "t/#zero", "shared": "_theory/zero.md:8"},
+                                "api/#x.Trainer": {"api": 1}}
+    assert data["pages"] == {"t/": {"mode": "train", "hardware": "gpu-many"}, "api/": {}}
+    assert ["oom", [["oom"], ["out", "of", "memory"], ["outofmemoryerror"]]] in data["synonyms"]
+    assert data["facets"]["hardware"]["gpu-one"][0] == ["one", "gpu"]
 
 
 # -- the real site ---------------------------------------------------------------------------------------------
@@ -162,11 +327,6 @@ def plain(html: str) -> str:
 def page_text(index: dict[str, Any], url: str) -> str:
     return " ".join(plain(doc["title"] + " " + doc["text"]) for doc in index["docs"]
                     if doc["location"].partition("#")[0] == url)
-
-
-def words(text: str, separator: str) -> list[str]:
-    """The index's tokens of `text`, split as Material's worker splits them (lunr lowercases)."""
-    return [w.lower() for part in text.split() for w in re.split(separator, part) if w]
 
 
 def test_page_loads_fetch_a_stub_with_the_full_indexs_configuration(site: Path, index: dict[str, Any]) -> None:
@@ -235,3 +395,72 @@ def test_the_words_queries_use_are_index_words(index: dict[str, Any]) -> None:
     separator = index["config"]["separator"]
     vocabulary = {w for doc in index["docs"] for w in words(plain(doc["title"] + " " + doc["text"]), separator)}
     assert {"flashattention", "deepspeed", "fsdp", "memory", "per_device_train_batch_size"} <= vocabulary
+
+
+def test_the_separator_is_the_sites(index: dict[str, Any]) -> None:
+    assert index["config"]["separator"] == SEPARATOR
+
+
+def test_spellings_reach_the_same_sections(index: dict[str, Any]) -> None:
+    """Every section that says "ZeRO-3", "out of memory", "bfloat16"... carries the entry's word: the reader's
+    spelling finds what the guide's spelling finds."""
+    separator = index["config"]["separator"]
+    keyed: dict[str, set[str]] = {}
+    for doc in index["docs"]:
+        for key in doc.get("keys", "").split():
+            keyed.setdefault(key, set()).add(doc["location"])
+    for key, spelling in [("zero3", "ZeRO-3"), ("oom", "out of memory"), ("oom", "OOM"), ("bf16", "bfloat16"),
+                          ("fa2", "FlashAttention-2"), ("tp", "tensor parallel"), ("kvcache", "KV cache")]:
+        wanted = words(spelling, separator)
+        saying = {doc["location"] for doc in index["docs"]
+                  if f" {' '.join(wanted)} " in f" {' '.join(words(plain(doc['title'] + ' ' + doc['text']), separator))} "}
+        assert saying, f"the guide says {spelling!r} somewhere"
+        assert saying <= keyed[key], f"{spelling}: {sorted(saying - keyed[key])[:3]}"
+    assert len(keyed["zero3"]) > 10 and len(keyed["oom"]) > 10  # not the 2 of "zero3" and "oom" as typed
+
+
+def test_theory_copies_share_one_key_and_page_sections_do_not(index: dict[str, Any]) -> None:
+    sections = index["perfdocs"]["sections"]
+    titles = {doc["location"]: plain(doc["title"]) for doc in index["docs"]}
+    copies: dict[str, list[str]] = {}
+    for location, facts in sections.items():
+        if "shared" in facts:
+            copies.setdefault(facts["shared"], []).append(location)
+    spec = [location for location in titles if location.endswith("#decoding-speculative-decoding")]
+    assert len(spec) == 3 and len({sections[location]["shared"] for location in spec}) == 1, spec
+    for key, locations in copies.items():
+        if not key.startswith("theory:"):  # one snippet heading: the same title wherever it is expanded
+            assert len({titles[location] for location in locations}) == 1, (key, locations)
+        assert len({location.partition("#")[0] for location in locations}) == len(locations) or len(locations) == 1
+    assert sum(len(locations) > 1 for locations in copies.values()) >= 30
+    # the pages' own sections of one name (each page's "Recipe", "Summary") are not copies
+    own = [location for location in titles if location.endswith(("#summary", "#recommended-order"))]
+    assert len(own) > 4 and not any("shared" in sections.get(location, {}) for location in own)
+
+
+def test_api_entries_and_only_they_are_api(index: dict[str, Any], site: Path) -> None:
+    sections = index["perfdocs"]["sections"]
+    api = {location for location, facts in sections.items() if facts.get("api")}
+    assert "performance/api/transformers/#transformers.TrainingArguments" in api
+    assert "performance/api/accelerate/#accelerate.DeepSpeedPlugin" in api
+    assert all(location.startswith("performance/api/") for location in api)
+    assert not any(location.startswith("performance/api/") and "." not in location.partition("#")[2]
+                   for location in api), "group headings (Training, Generation) are the API page's, not entries"
+
+
+def test_pages_carry_their_situation(index: dict[str, Any]) -> None:
+    pages = index["perfdocs"]["pages"]
+    assert pages["performance/infer/cpu/"] == {"mode": "infer", "hardware": "cpu"}
+    assert pages["performance/train/gpu_many/"] == {"mode": "train", "hardware": "gpu-many"}
+    assert pages["performance/train/"] == {"mode": "train"}
+    assert pages[""] == {} and pages["performance/api/transformers/"] == {}
+
+
+def test_the_reader_queries_want_sections_that_exist(index: dict[str, Any]) -> None:
+    """tests/search_queries.yml (the queries the browser test types) names sections and pages of the site."""
+    queries = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))
+    locations = {doc["location"] for doc in index["docs"]}
+    assert len(queries) >= 24
+    assert [q["want"] for q in queries if q["want"] not in locations] == []
+    assert [q["from"] for q in queries if q.get("from", "") not in locations] == []
+    assert len({q["query"] for q in queries}) == len(queries)

@@ -3,7 +3,8 @@
  * overrides/partials/search.html loads this in the header, before Material's bundle, because the bundle
  * starts its search worker as soon as it runs:
  *  - Material starts the worker from the URL in #__config; this swaps in search-worker.js, which wraps
- *    Material's worker and fetches the full index (written by hooks/perfdocs/search.py) on first use;
+ *    Material's worker and fetches the full index (written by hooks/perfdocs/search.py) on first use,
+ *    and tells it the page the reader is on (the worker ranks for the reader's situation);
  *  - when the search box first gets focus, the worker starts fetching that index, so that it is there by
  *    the time the reader has typed a word;
  *  - a page opened with ?h=deep+speed (a shared link, a search result of another tool) highlights
@@ -30,7 +31,14 @@
     const wrapper = new URL("search-worker.js", here)
     wrapper.searchParams.set("material", material)
     wrapper.searchParams.set("index", new URL("search/search_index.full.json", base).href)
+    wrapper.searchParams.set("page", pageOf(base))
     return wrapper.href
+  }
+
+  /* The reader's page as the index names it: site-relative, "" for the home page (both URL-encoded alike) */
+  const pageOf = base => {
+    const path = location.pathname.replace(/index\.html$/, "")
+    return path.startsWith(base.pathname) ? path.slice(base.pathname.length) : ""
   }
 
   if (typeof NativeWorker === "function")

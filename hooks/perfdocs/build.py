@@ -19,8 +19,8 @@ from mkdocs.utils.meta import get_data
 
 from .apirefs import ApiConfig, ApiIndex, api_config, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
-from .diagnostics import Diagnostic, Location, SourceMap
 from .budgets import calculator_page
+from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
 from .history import page_renames
@@ -50,7 +50,7 @@ from .redirects import (
     write_redirect_pages,
 )
 from .sanitize import Finding, clean_page, start_tags
-from .search import FULL_INDEX, INDEX, section_texts, write_index
+from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -105,7 +105,7 @@ class BuildState:
     prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered, frozenset[str]]]] = field(default_factory=dict)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     renames: dict[str, str] = field(default_factory=dict)  # docs path -> new docs path, as git sees HEAD
-    search_texts: dict[str, dict[str, str]] = field(default_factory=dict)  # page URL -> search.section_texts
+    search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
     reported: set[str] = field(default_factory=set)
     page_errors: dict[str, list[Diagnostic]] = field(default_factory=dict)  # dest file -> what its box lists
     errors: int = 0
@@ -381,7 +381,14 @@ class BuildState:
             self.report(new)
             self.page_errors.setdefault(page.file.dest_uri, []).extend(new)
         self.content_links[page.file.dest_uri] = parse_page(cleaned)
-        self.search_texts[page.url] = section_texts(cleaned)
+        expanded = self.markdown.get(page.file.src_uri)  # tells which sections are theory snippets' copies
+        self.search_texts[page.url] = search_page(
+            cleaned,
+            page.meta.get("scenario"),
+            expanded.text if expanded else "",
+            expanded.source_map if expanded else None,
+            self.inclusions.get(page.file.src_uri, ()),
+        )
         self.cleaned[page.file.src_uri] = cleaned
         return cleaned
 

@@ -6,22 +6,52 @@ fetches that index on every page load. Here each section's text is rebuilt from 
 noise left out, by Material's own section parser so that the sections stay Material's. After the build the
 full index goes to :data:`FULL_INDEX`, which ``docs/assets/search-worker.js`` fetches on the first query,
 and Material's path keeps only the configuration, so that a page load costs a few hundred bytes.
+
+The full index also carries what the worker ranks with (:func:`ranking_data`, under the key ``perfdocs``):
+which sections are copies of one shared explanation (a theory snippet expanded into several pages), which
+are API entries, the heading each section sits under, each page's scenario as facet values, and the
+vocabulary of :mod:`perfdocs.search_synonyms`. A section that holds a spelling of a synonym entry gets the
+entry's word in a ``keys`` field, so that any spelling typed finds it.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from material.plugins.search.plugin import Parser
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from .diagnostics import SourceMap
+from .search_synonyms import FACETS, SCENARIO_FACETS, SYNONYMS
+from .text import parse_heading
+from .theory import Inclusion
+
 INDEX = "search/search_index.json"  # where Material writes its index and where the theme fetches it from
 FULL_INDEX = "search/search_index.full.json"  # what docs/assets/search.js hands the search worker
-LEFT_OUT = "pre, script, style, .perfdocs-sr-only, .headerlink"  # code blocks and what only a screen reader reads
+# Code blocks, what only a screen reader reads, a formula's TeX source (KaTeX's MathML keeps the formula as
+# text), and the "Edit this explanation" link under every shared explanation.
+LEFT_OUT = "pre, script, style, annotation, .perfdocs-sr-only, .headerlink, .perfdocs-edit"
+KEYS_FIELD = "keys"  # the index field that holds the synonym entries a section spells
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """What the search index takes from one built page."""
+
+    texts: dict[str, str]  # heading id ("" for the first section) -> index text
+    up: dict[str, str] = field(default_factory=dict)  # heading id -> id of the heading it sits under (h2 and deeper)
+    api: frozenset[str] = frozenset()  # ids of API entries (the headings mkdocstrings writes)
+    # heading id -> what its copies on other pages share: the snippet heading it was expanded from
+    # ("docs/performance/_theory/x.md:12"), or the snippets whose introduction it holds ("theory:x")
+    shared: dict[str, str] = field(default_factory=dict)
+    scenario: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,24 +80,169 @@ def index_html(content: str) -> str:
 
 def section_texts(content: str) -> dict[str, str]:
     """Index text per section of a page, keyed by heading id ("" for the page's first section)."""
+    return search_page(content).texts
+
+
+def search_page(
+    content: str,
+    scenario: object = None,
+    markdown: str = "",
+    source_map: SourceMap | None = None,
+    inclusions: Sequence[Inclusion] = (),
+) -> SearchPage:
+    """A page's sections as the index takes them: `content` is its HTML; `scenario` its front matter's (anything
+    but a string is none); `markdown` and `source_map` what its Markdown became (theory expanded), from which the
+    sections expanded from a snippet are known; `inclusions` the snippets it includes, whose introductions land
+    in the section of the heading they are included under."""
     parser = Parser()
     parser.feed(index_html(content))
     parser.close()
-    return {section.id or "": _squeeze("".join(section.text)) for section in parser.data if not section.is_excluded()}
+    texts: dict[str, str] = {}
+    up: dict[str, str] = {}
+    api: set[str] = set()
+    above: list[tuple[int, str]] = []  # the headings (h2 and deeper) the current one sits under: level, id
+    for section in parser.data:
+        if section.is_excluded():
+            continue
+        key = section.id or ""
+        texts[key] = _squeeze("".join(section.text))
+        level = int(section.el.tag[1]) if re.fullmatch(r"h[1-6]", section.el.tag) else 1
+        while above and above[-1][0] >= level:
+            above.pop()
+        if above and key:
+            up[key] = above[-1][1]
+        if level >= 2 and key:
+            above.append((level, key))
+        if "doc-heading" in str(section.el.attrs.get("class") or "").split():
+            api.add(key)
+    shared = {k: v for k, v in shared_sections(markdown, source_map, inclusions).items() if k in texts}
+    return SearchPage(texts, up, frozenset(api), shared, scenario if isinstance(scenario, str) else None)
 
 
-def shape_index(index: dict[str, Any], pages: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """Material's index with each section's text replaced by the text of `pages` (page URL -> section_texts).
+def shared_sections(
+    markdown: str, source_map: SourceMap | None, inclusions: Sequence[Inclusion] = ()
+) -> dict[str, str]:
+    """Heading id -> what the section shares with its copies on other pages: the snippet line its heading came
+    from (every heading the theory expansion writes carries its id: ``### Title { #snippet-title }``), or, for a
+    page's own heading that a snippet is included under, the names of the snippets whose introduction it holds."""
+    shared: dict[str, str] = {}
+    if source_map is not None:
+        for i, line in enumerate(markdown.split("\n")):
+            heading = parse_heading(line) if line.startswith("#") else None
+            if heading is None or heading.explicit_id is None:
+                continue
+            origin = source_map.at(i)
+            if origin.included_from:
+                shared[heading.explicit_id] = f"{origin.path}:{origin.line}"
+    intros: dict[str, set[str]] = {}
+    for inclusion in inclusions:
+        if inclusion.depth == 0 and inclusion.section_id and inclusion.section_id not in shared:
+            intros.setdefault(inclusion.section_id, set()).add(inclusion.name)
+    for section, names in intros.items():
+        shared[section] = "theory:" + "+".join(sorted(names))
+    return shared
+
+
+def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage]) -> dict[str, Any]:
+    """Material's index with each section's text replaced by the text of `pages` (page URL -> SearchPage), the
+    synonym entries each section spells in its ``keys`` field, and what the worker ranks with.
 
     A section missing there (a page `mkdocs serve --dirty` did not rebuild) keeps Material's text without
     its code blocks."""
+    config = index["config"]
+    separator = config["separator"]
+    vocabulary = spellings(separator)
     docs = []
     for doc in index["docs"]:
         page, _, section = doc["location"].partition("#")
-        texts = pages.get(page)
-        text = texts[section] if texts is not None and section in texts else _without_code(doc["text"])
-        docs.append({**doc, "text": text})
-    return {**index, "docs": docs}
+        shaped = pages.get(page)
+        text = shaped.texts[section] if shaped is not None and section in shaped.texts else _without_code(doc["text"])
+        new = {**doc, "text": text}
+        keys = synonym_keys(words(_plain(doc["title"]) + " " + _plain(text), separator), vocabulary)
+        if keys:
+            new[KEYS_FIELD] = " ".join(keys)
+        docs.append(new)
+    fields = {**config.get("fields", {}), KEYS_FIELD: {"boost": 1.0}}
+    return {
+        **index,
+        "config": {**config, "fields": fields},
+        "docs": docs,
+        "perfdocs": ranking_data(docs, pages, separator),
+    }
+
+
+def ranking_data(docs: Sequence[Mapping[str, Any]], pages: Mapping[str, SearchPage], separator: str) -> dict[str, Any]:
+    """What docs/assets/search-worker.js ranks with, beside the documents:
+
+    - ``synonyms``: [index word, [spelling as words, ...]] per entry of SYNONYMS;
+    - ``facets``: dimension -> value -> [the words that name it in a query, as words];
+    - ``pages``: page URL -> its facet values (dimension -> value);
+    - ``sections``: location -> {"up": the location of the heading it sits under, "shared": the key its
+      copies share, "api": 1 for an API entry}, for the sections that have any of these."""
+    sections: dict[str, dict[str, Any]] = {}
+    for doc in docs:
+        page, _, section = doc["location"].partition("#")
+        shaped = pages.get(page)
+        if shaped is None or not section:
+            continue
+        facts: dict[str, Any] = {}
+        if section in shaped.up:
+            facts["up"] = f"{page}#{shaped.up[section]}"
+        if section in shaped.shared:
+            facts["shared"] = shaped.shared[section]
+        if section in shaped.api:
+            facts["api"] = 1
+        if facts:
+            sections[doc["location"]] = facts
+    urls = list(dict.fromkeys(doc["location"].partition("#")[0] for doc in docs))
+    return {
+        "synonyms": [[key, [list(spelling) for spelling in group]] for key, group in spellings(separator)],
+        "facets": {
+            dimension: {value: [words(s, separator) for s in names] for value, names in values.items()}
+            for dimension, values in FACETS.items()
+        },
+        "pages": page_facets(urls, {url: page.scenario for url, page in pages.items()}),
+        "sections": sections,
+    }
+
+
+def page_facets(urls: Iterable[str], scenarios: Mapping[str, str | None]) -> dict[str, dict[str, str]]:
+    """Each page's facet values: its scenario's, or, without a scenario, the values that every scenario page
+    under its folder shares (none when no scenario page is there)."""
+    own = {url: SCENARIO_FACETS[s] for url, s in scenarios.items() if s in SCENARIO_FACETS}
+    result = {}
+    for url in urls:
+        if url in own:
+            result[url] = dict(own[url])
+            continue
+        below = [facets for page, facets in own.items() if page != url and page.startswith(url)]
+        result[url] = {k: v for k, v in below[0].items() if all(f.get(k) == v for f in below)} if below else {}
+    return result
+
+
+Vocabulary = tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]
+
+
+def spellings(separator: str) -> Vocabulary:
+    """Each synonym entry as (the word the index stores for it: its first spelling's words run together, its
+    spellings as the index's words)."""
+    entries = []
+    for group in SYNONYMS:
+        split = [tuple(words(spelling, separator)) for spelling in group]
+        entries.append(("".join(split[0]), tuple(dict.fromkeys(split))))
+    return tuple(entries)
+
+
+def synonym_keys(tokens: Sequence[str], vocabulary: Vocabulary) -> list[str]:
+    """The index words of the synonym entries that `tokens` spell (matched as the worker matches a query: words
+    of more than two letters also as prefixes)."""
+    text = f" {' '.join(tokens)} "
+    return [key for key, pattern in _entry_patterns(vocabulary) if pattern.search(text)]
+
+
+def words(text: str, separator: str) -> list[str]:
+    """`text` split as the index splits it, lowercased (Material's tokenizer with the configured separator)."""
+    return [w for w in _compiled(separator).split(text.lower()) if w]
 
 
 def stub_index(index: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +260,7 @@ def index_size(full: str, stub: str, sections: int) -> IndexSize:
     return IndexSize(sections, len(data), len(gzip.compress(data, compresslevel=6, mtime=0)), len(stub.encode()))
 
 
-def write_index(site: Path, pages: dict[str, dict[str, str]]) -> IndexSize | None:
+def write_index(site: Path, pages: Mapping[str, SearchPage]) -> IndexSize | None:
     """Rewrite the index Material wrote into `site`: the shaped index to FULL_INDEX, the stub in its place.
 
     None when there is no index (search is off)."""
@@ -140,5 +315,31 @@ def _squeeze(text: str) -> str:
     return " ".join(text.split())
 
 
-__all__ = ["FULL_INDEX", "INDEX", "IndexSize", "dump", "index_html", "index_size", "section_texts", "shape_index",
-           "stub_index", "write_index"]
+def _plain(html: str) -> str:
+    """The text of an HTML fragment (a section title), its elements' texts apart."""
+    root = LexborHTMLParser(html, is_fragment=True).root
+    return _squeeze(root.text(separator=" ") if root is not None else "")
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(separator: str) -> re.Pattern[str]:
+    if separator not in _PATTERNS:  # the separator, or any run of white space
+        _PATTERNS[separator] = re.compile(rf"(?:{separator})|\s+")
+    return _PATTERNS[separator]
+
+
+@functools.lru_cache(maxsize=4)
+def _entry_patterns(vocabulary: Vocabulary) -> list[tuple[str, re.Pattern[str]]]:
+    """Per entry, a pattern that finds any of its spellings as a run of words in the words joined by spaces
+    (with one before and after): a word of more than two letters matches as a prefix, a shorter one whole."""
+    def run(spelling: tuple[str, ...]) -> str:
+        return "".join(f" {re.escape(word)}" + (r"\S*" if len(word) > 2 else "") for word in spelling) + "(?= )"
+
+    return [(key, re.compile("|".join(run(spelling) for spelling in group if spelling))) for key, group in vocabulary]
+
+
+__all__ = ["FULL_INDEX", "INDEX", "IndexSize", "SearchPage", "dump", "index_html", "index_size", "page_facets",
+           "ranking_data", "search_page", "section_texts", "shape_index", "shared_sections", "spellings",
+           "stub_index", "synonym_keys", "words", "write_index"]
