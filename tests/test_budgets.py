@@ -238,7 +238,7 @@ def test_every_scenario_page_links_to_the_calculator() -> None:
             if child.type == "link_open"
             for href in [child.attrGet("href")]
         ]
-        assert any(str(href).endswith("index.md#memory-estimator") for href in links), path
+        assert any(str(href).endswith("calculator.md") for href in links), path
 
 
 # ---- no memory figure typed by hand ---------------------------------------------------------------------------
