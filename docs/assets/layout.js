@@ -74,6 +74,13 @@
       var wanted = pickFor(labels, picks);
       var checked = set.querySelector(":scope > input:checked");
       var shown = checked && labelFor(set, checked);
+      // Material leaves the sets in a closed <details> as they were: show the reader's pick there too.
+      var index = wanted ? labels.indexOf(wanted) : -1;
+      if (index !== -1 && shown && labelText(shown) !== wanted) {
+        var label = set.querySelectorAll(":scope > .tabbed-labels > label")[index];
+        var input = label && document.getElementById(label.htmlFor);
+        if (input) { input.checked = true; checked = input; shown = label; }
+      }
       var hint = set.querySelector(":scope > .perfdocs-tab-hint");
       var text = "";
       if (wanted && shown && labels.indexOf(wanted) === -1) {

@@ -79,6 +79,7 @@ WIDE_TABLES = """async () => {
     const at = document.elementFromPoint(x, y);
     return !!at && (at === el || el.contains(at));
   };
+  document.querySelectorAll('.md-typeset details').forEach(d => { d.open = true; });  // as a reader opens them
   const out = [];
   for (const wrap of document.querySelectorAll('.md-typeset__scrollwrap')) {
     const table = wrap.querySelector('table');
@@ -131,6 +132,8 @@ def test_wide_tables_keep_row_labels_and_header_on_a_phone(phone: Any, base_url:
 # Every link in a table: brought into view the way a browser does for a focused link, then hit-tested.
 TABLE_LINKS = """async () => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  document.querySelectorAll('.md-typeset details').forEach(d => { d.open = true; });  // as a reader opens them
+  await frame();
   const out = [];
   for (const link of document.querySelectorAll('.md-typeset__table table a[href]')) {
     link.scrollIntoView({block: 'center', inline: 'center'});
