@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -56,3 +57,17 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
     assert lenient.returncode == 0, lenient.stderr
     assert "Traceback" not in lenient.stdout + lenient.stderr
     return project, strict.stdout + strict.stderr, tmp / "site"
+
+
+def check_golden(path: Path, actual: str, update: bool) -> None:
+    """``actual`` against the golden file ``path`` (rewritten instead with --update-golden, to be reviewed)."""
+    if update:
+        path.write_text(actual, encoding="utf-8")
+        return
+    assert path.exists(), f"{path.relative_to(ROOT)} missing: run pytest --update-golden and review it"
+    expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(True), actual.splitlines(True), str(path.relative_to(ROOT)), "actual"
+        )
+        pytest.fail("golden mismatch:\n" + "".join(diff))

@@ -8,7 +8,6 @@ Markdown, then each parameter as mkdocstrings gets it (name | type | default). A
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from perfdocs import apirefs
 from perfdocs.apirefs import ApiIndex, Source, parameter_head
 from perfdocs.diagnostics import Location
 
-from .conftest import ROOT
+from .conftest import ROOT, check_golden
 
 GOLDEN = ROOT / "tests" / "golden" / "docstrings"
 MODULES = sorted(p.stem for p in (GOLDEN / "fakelib").glob("*.py") if p.stem != "__init__")
@@ -78,20 +77,9 @@ def _golden_text(module: griffe.Module) -> str:
     return "\n".join(out)
 
 
-def _check(path: Path, actual: str, update: bool) -> None:
-    if update:
-        path.write_text(actual, encoding="utf-8")
-        return
-    assert path.exists(), f"{path.relative_to(ROOT)} missing: run pytest --update-golden and review it"
-    expected = path.read_text(encoding="utf-8")
-    if actual != expected:
-        diff = difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), str(path), "actual")
-        pytest.fail("golden mismatch:\n" + "".join(diff))
-
-
 @pytest.mark.parametrize("module", MODULES)
 def test_docstrings_read_as_doc_builder_reads_them(fakelib: griffe.Module, module: str, update_golden: bool) -> None:
-    _check(GOLDEN / f"{module}.out.txt", _golden_text(fakelib.members[module]) + "\n", update_golden)  # type: ignore[arg-type]
+    check_golden(GOLDEN / f"{module}.out.txt", _golden_text(fakelib.members[module]) + "\n", update_golden)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

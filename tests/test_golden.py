@@ -5,7 +5,6 @@ After a deliberate change, run ``pytest tests/test_golden.py --update-golden`` a
 
 from __future__ import annotations
 
-import difflib
 import functools
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from perfdocs.dialect import Site
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary
 
-from .conftest import ROOT
+from .conftest import ROOT, check_golden
 
 GOLDEN = ROOT / "tests" / "golden"
 # The goldens are one docs tree: extension-less links resolve against its files, as pages do in a build.
@@ -36,29 +35,14 @@ def golden_api() -> ApiIndex:
     return build_index(ApiConfig(ROOT, ("transformers", "peft", "accelerate")), pages)
 
 
-def _check(path: Path, actual: str, update: bool) -> None:
-    if update:
-        path.write_text(actual, encoding="utf-8")
-        return
-    assert path.exists(), f"{path.relative_to(ROOT)} missing: run pytest --update-golden and review it"
-    expected = path.read_text(encoding="utf-8")
-    if actual != expected:
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(True), actual.splitlines(True), str(path.relative_to(ROOT)), "actual"
-            )
-        )
-        pytest.fail(f"golden mismatch:\n{diff}")
-
-
 @pytest.mark.parametrize("case", CASES, ids=[str(p.relative_to(GOLDEN)) for p in CASES])
 def test_golden(case: Path, update_golden: bool) -> None:
     library = SnippetLibrary(GOLDEN / "_theory", ROOT)
     shown = case.relative_to(ROOT).as_posix()
     site = Site(case.relative_to(GOLDEN).as_posix(), FILES, golden_api(), notebooks=NOTEBOOKS)
     rendered = render_source(case.read_text(encoding="utf-8"), shown, library, ROOT, site=site)
-    _check(case.with_suffix(".out.md"), rendered.text + "\n", update_golden)
-    _check(case.with_suffix(".diag.txt"), "".join(f"{d}\n" for d in rendered.diagnostics), update_golden)
+    check_golden(case.with_suffix(".out.md"), rendered.text + "\n", update_golden)
+    check_golden(case.with_suffix(".diag.txt"), "".join(f"{d}\n" for d in rendered.diagnostics), update_golden)
     if case.parent.name != "errors":
         assert not rendered.diagnostics, "only tests/golden/errors cases may produce diagnostics"
     else:
