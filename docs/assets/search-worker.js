@@ -430,9 +430,9 @@ function rank(result, analysis) {
     here.set(item, item.location.split("#")[0] === readerPage && !contradicts ? SAME_PAGE : 1)
     score += 0.01 * item.score / top     // Material's score breaks ties
     if (api.has(item.location))
-      score += 100
-    else if (api.size === 0 && isApi(item.location))
-      score = score * API_TIER - 1
+      score += 100                       // the entries the query names first
+    else if (isApi(item.location))
+      score = score * API_TIER - 1       // then the guide, then the other entries
     item.score = score
     item.terms = terms(item.location, concepts)
   }
