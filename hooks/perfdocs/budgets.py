@@ -498,10 +498,10 @@ def calculator_query(preset: str, work: memory.Workload) -> str:
     return urlencode(params)
 
 
-def calculator_page(sources: Mapping[str, str]) -> str | None:
-    """The page (docs path) that shows the calculator, of ``sources`` (docs path -> text): the first, in path
-    order, that writes <MemoryEstimator/>. Budget tables link to it."""
-    return next((path for path in sorted(sources) if "<MemoryEstimator" in sources[path]), None)
+def calculator_pages(sources: Mapping[str, str]) -> tuple[str, ...]:
+    """The pages (docs paths) that show the calculator, of ``sources`` (docs path -> text), in path order: those
+    that write <MemoryEstimator/>. Budget tables link to the first; the calculator's script loads on each."""
+    return tuple(path for path in sorted(sources) if "<MemoryEstimator" in sources[path])
 
 
 def estimator_data() -> dict[str, Any]:

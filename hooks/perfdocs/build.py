@@ -19,7 +19,7 @@ from mkdocs.utils.meta import get_data
 
 from .apirefs import ApiConfig, ApiIndex, api_config, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
-from .budgets import calculator_page
+from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
@@ -97,7 +97,7 @@ class BuildState:
     scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
     dest_of: dict[str, str] = field(default_factory=dict)
     doc_files: frozenset[str] = frozenset()  # every file of the site, docs-relative (extension-less links)
-    calculator: str | None = None  # the page that shows the memory calculator (budgets.calculator_page)
+    calculators: tuple[str, ...] = ()  # the pages that show the memory calculator (budgets.calculator_pages)
     api_config: ApiConfig | None = None  # the mkdocstrings plugin's settings (API links, [[autodoc]])
     api: ApiIndex | None = None  # what the site documents; built in on_files, before any page is converted
     link_map: LinkMap = field(default_factory=LinkMap)
@@ -193,7 +193,7 @@ class BuildState:
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
         self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
-        self.calculator = calculator_page({f.src_uri: self.sources[f.src_uri] for f in files.documentation_pages()})
+        self.calculators = calculator_pages({f.src_uri: self.sources[f.src_uri] for f in files.documentation_pages()})
         self.api = self._api_index(files)
         assert self.project is not None
         path = self.project.redirects_file
@@ -307,7 +307,7 @@ class BuildState:
                 self.api,
                 notebooks=self.project.notebooks if self.project else None,
                 embeds=self.project.embed_hosts if self.project else EmbedHosts(),
-                calculator=self.calculator,
+                calculator=self.calculators[0] if self.calculators else None,
             ),
         )
         return problems, rendered, refused
@@ -345,7 +345,7 @@ class BuildState:
             )
         self.report(problems + rendered.diagnostics)
         # the calculator's script and styles load on the pages that show it (overrides/main.html), not on every page
-        page.perfdocs_calculator = "<MemoryEstimator" in (self.sources.get(page.file.src_uri) or markdown)
+        page.perfdocs_calculator = page.file.src_uri in self.calculators
         for key in refused:  # what the page may not say has no effect either
             page.meta.pop(key, None)
         self.markdown[page.file.src_uri] = PageMarkdown(

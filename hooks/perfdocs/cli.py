@@ -21,7 +21,7 @@ import yaml
 
 from . import history
 from .apirefs import ApiIndex, site_index
-from .budgets import calculator_page
+from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
 from .dialect import Site
 from .external import ExternalConfig
@@ -123,8 +123,9 @@ class _Site:
 
     @functools.cached_property
     def calculator(self) -> str | None:
-        """The page that shows the memory calculator, as the build finds it (budgets.calculator_page)."""
-        return calculator_page({self.project.docs_path(p): self.read(p)[0] or "" for p in self.project.pages()})
+        """The page budget tables link to, as the build finds it (budgets.calculator_pages)."""
+        pages = calculator_pages({self.project.docs_path(p): self.read(p)[0] or "" for p in self.project.pages()})
+        return pages[0] if pages else None
 
     def api(self) -> ApiIndex | None:
         """The API index, as a build makes it (every page's [[autodoc]] entries), made once when a page needs it."""

@@ -825,7 +825,8 @@ class _Converter:
     def _check_fragment(self, lines: list[Line], at: Pos, fragment: str, block: bool = False) -> bool:
         """Reports what the allowlist refuses in a raw-HTML fragment and removes it from the page's text (an
         attribute, or an element's tags with its content kept), so neither the page nor its Markdown copy holds
-        it. False when a construct could not be removed that way (it spans lines): the caller leaves it out."""
+        it. False when a construct could not be removed that way (an element holding another refused one, an
+        attribute over three lines or more, text the start-tag reader cannot find): the caller leaves it out."""
         starts = _line_starts(fragment)
 
         def place(offset: int) -> tuple[Line, int]:
@@ -836,18 +837,17 @@ class _Converter:
         for finding in unsafe_constructs(fragment, self.site.embeds if self.site else EmbedHosts()):
             if finding.construct == "markdown":
                 continue  # md_in_html's switch: Python-Markdown consumes it, it never reaches the page
-            if finding.code == EMBED:  # an iframe from an allowed host: its placeholder takes its place
-                for i, span in enumerate(finding.spans):
-                    self._delete(place, starts, span, finding.replacement if i == 0 else "")
-                continue
             element = finding.construct.startswith("<")
             # an attribute over three lines or more would leave a blank line inside its tag: not removed here
-            if not finding.spans or (not element and fragment.count("\n", *finding.spans[0]) > 1):
-                removed = False
-                hint = "the HTML block is left out" if block else None
-            else:
+            removable = bool(finding.spans) and (element or fragment.count("\n", *finding.spans[0]) <= 1)
+            if removable:  # its text goes; an iframe from an allowed host leaves its placeholder there
                 for i, span in enumerate(finding.spans):
                     self._delete(place, starts, span, finding.replacement if i == 0 else "")
+            if finding.code == EMBED:
+                continue
+            removed = removed and removable
+            hint: str | None = "the HTML block is left out" if block else None
+            if removable:
                 hint = _REMOVED[element and finding.construct[1:] not in CLEAN_CONTENT_TAGS]
             line, col = place(finding.offset)
             self.error(line, col, finding.message, finding.code, hint)

@@ -13,6 +13,7 @@ afterwards with a small start-tag reader.
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
@@ -310,8 +311,10 @@ class _Removal:
     replacement: str = ""  # what an attribute becomes (a style keeps its allowed declarations)
 
 
-def _style_kept(value: str) -> tuple[str, list[str]]:
-    """The declarations of a style value nh3 keeps (STYLE_PROPERTIES only), and the properties it drops."""
+@functools.lru_cache(maxsize=1024)
+def _style_kept(value: str) -> tuple[str, tuple[str, ...]]:
+    """The declarations of a style value nh3 keeps (STYLE_PROPERTIES only), and the properties it drops. Cached:
+    every table cell Python-Markdown writes carries one of a few text-align values."""
     kept = nh3.clean(
         f'<span style="{html_lib.escape(value, quote=True)}">x</span>',
         tags={"span"},
@@ -322,7 +325,7 @@ def _style_kept(value: str) -> tuple[str, list[str]]:
     text = (style.attributes.get("style") if style is not None else None) or ""
     names = {d.partition(":")[0].strip().lower() for d in text.split(";")}
     dropped = [d.partition(":")[0].strip().lower() or d.strip() for d in value.split(";") if d.strip()]
-    return text, [name for name in dropped if name not in names]
+    return text, tuple(name for name in dropped if name not in names)
 
 
 def _reserved_removal(name: str, value: str, authored: bool) -> _Removal | None:
