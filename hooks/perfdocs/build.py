@@ -23,6 +23,7 @@ from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
+from .gated import GatedModels
 from .history import page_renames
 from .html import PageHTML, parse_page
 from .linkcheck import (
@@ -143,7 +144,7 @@ class BuildState:
     def start(self, config: Any) -> None:
         self.__init__()  # type: ignore[misc]
         self.project = project = Project.from_config(config)
-        self.report(list(project.embed_hosts.problems))
+        self.report([*project.embed_hosts.problems, *project.gated_models.problems])
         self.library = SnippetLibrary(project.theory_dir, project.root)
         quiet_link_validation(config)
         self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
@@ -307,6 +308,7 @@ class BuildState:
                 self.api,
                 notebooks=self.project.notebooks if self.project else None,
                 embeds=self.project.embed_hosts if self.project else EmbedHosts(),
+                gated=self.project.gated_models if self.project else GatedModels(),
                 calculator=self.calculators[0] if self.calculators else None,
             ),
         )

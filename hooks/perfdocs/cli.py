@@ -116,6 +116,7 @@ class _Site:
             api,
             notebooks=self.project.notebooks,
             embeds=self.project.embed_hosts,
+            gated=self.project.gated_models,
             calculator=self.calculator,
         )
         rendered = render_source(source, shown, self.library, self.project.root, generated, site)
@@ -149,7 +150,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     site = _Site(_project(args))
-    problems: list[Diagnostic] = list(site.project.embed_hosts.problems)
+    problems: list[Diagnostic] = [*site.project.embed_hosts.problems, *site.project.gated_models.problems]
     pages = _pages(site.project, args.paths)
     for path in pages:
         problems += site.render(path)[1]

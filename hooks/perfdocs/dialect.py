@@ -41,6 +41,7 @@ from .apirefs import (
 )
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
 from .embeds import EmbedHosts, is_youtube_id, placeholder, youtube_address
+from .gated import GatedModels
 from .html import locate, parse_page
 from .sanitize import (
     CLEAN_CONTENT_TAGS,
@@ -179,6 +180,7 @@ class Site:
     notebooks: str | None = None  # mkdocs.yml extra.perfdocs.notebooks: the URL pattern [[open-in-colab]] links to
     embeds: EmbedHosts = EmbedHosts()  # mkdocs.yml extra.perfdocs.embed_hosts: where an <iframe> may load from
     calculator: str | None = None  # the page that shows <MemoryEstimator/>: budget tables link to it
+    gated: GatedModels = GatedModels()  # mkdocs.yml extra.perfdocs.gated_models: the line under their recipes
 
 
 @dataclass
@@ -1059,7 +1061,9 @@ class _Converter:
             marker = block.tokens[0].markup
             return self._closed_at_end(region, f"code block opened with {marker}", "unclosed-fence", marker, True)
         if block.kind in ("fence", "code_block"):
-            return _code(region, block.kind == "fence")
+            code = _code(region, block.kind == "fence")
+            note = self.site.gated.note(block.tokens[0].content, self.site.page) if self.site else None
+            return [*code, Out("", region[-1].src), Out(note, region[-1].src)] if note else code
         if block.kind in ("blockquote", "bullet_list", "ordered_list"):
             deep = _too_deep(block)
             if deep is not None:

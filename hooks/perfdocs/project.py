@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 
 from .diagnostics import display_path
 from .embeds import EmbedHosts, embed_hosts
+from .gated import GatedModels, gated_models
 from .history import SiteWide
 from .linkcheck import base_path
 from .matrix import scan_scenario_pages
@@ -59,6 +60,7 @@ class Project:
     notebooks: str | None = None  # extra.perfdocs.notebooks: the notebook URL pattern of [[open-in-colab]]
     redirect_hosts: RedirectHosts = RedirectHosts()  # extra.perfdocs.redirect_hosts, checked: where redirects may go
     embed_hosts: EmbedHosts = EmbedHosts()  # extra.perfdocs.embed_hosts, checked: where an <iframe> may load from
+    gated_models: GatedModels = GatedModels()  # extra.perfdocs.gated_models, checked: the note under their recipes
     templates: tuple[str, ...] = ()  # site files MkDocs renders from the theme (404.html, sitemap.xml[.gz]...)
 
     # -- loading -----------------------------------------------------------------------
@@ -91,6 +93,9 @@ class Project:
             templates=_templates(config),
             embed_hosts=embed_hosts(
                 _perfdocs_setting(config.get("extra"), "embed_hosts"), config_file, display_path(config_file, root)
+            ),
+            gated_models=gated_models(
+                _perfdocs_setting(config.get("extra"), "gated_models"), config_file, display_path(config_file, root)
             ),
         )
 

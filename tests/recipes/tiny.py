@@ -78,6 +78,11 @@ MODELS: dict[str, tuple[Callable[..., Any], str]] = {
     "Qwen/Qwen2.5-1.5B": (_qwen2, "decoder"),
     "Qwen/Qwen2.5-1.5B-Instruct": (_qwen2, "decoder"),
     "Qwen/Qwen2.5-0.5B-Instruct": (_qwen2, "decoder"),
+    # the open models the guide offers for its gated ones (extra.perfdocs.gated_models in mkdocs.yml)
+    "Qwen/Qwen2.5-7B": (_qwen2, "decoder"),
+    "Qwen/Qwen2.5-7B-Instruct": (_qwen2, "decoder"),
+    "Qwen/Qwen2.5-72B": (_qwen2, "decoder"),
+    "Qwen/Qwen2.5-72B-Instruct": (_qwen2, "decoder"),
     "meta-llama/Llama-3.2-1B-Instruct": (_llama, "decoder"),
     "openai-community/gpt2": (_gpt2, "decoder"),
     "google-bert/bert-base-uncased": (_bert, "encoder"),
