@@ -133,6 +133,7 @@ def measured_terms() -> str:
             finetune="lora",
             lora_rank=8,
             lora_targets=targets,
+            lora_dropout=0.0,  # the LoraConfig above keeps peft's default
             attention=attn,  # type: ignore[arg-type]
             batch_size=2,
             seq_len=64,

@@ -127,18 +127,36 @@ def one_step(model: Any, optimizer: torch.optim.Optimizer, batch: int = 2, seq: 
 class Saved:
     saved: int  # unique storages the autograd graph holds for the backward (parameters excluded)
     logits: int  # the logits tensor the forward returned
+    # of ``saved``: the casts of parameters (autocast's bf16 weight copies): a parameter's values, or their
+    # transpose (as a matmul keeps them), in another dtype
+    copies: int = 0
 
 
-def saved_for_backward(model: Any, batch: int, seq: int, checkpointing: bool = False) -> Saved:
+def saved_for_backward(model: Any, batch: int, seq: int, checkpointing: bool = False, autocast: bool = False) -> Saved:
     """Unique storages packed by torch.autograd.graph.saved_tensors_hooks during one training forward (with the
-    loss), parameters excluded: what the forward keeps for the backward."""
+    loss), parameters excluded: what the forward keeps for the backward. ``autocast``: the forward and the loss
+    under torch.autocast("cpu", dtype=torch.bfloat16), as the Trainer runs them with bf16=True; the bf16 weight
+    copies the matmuls keep are not parameters, so they are counted here too."""
     params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    weights = [p for p in model.parameters() if p.dim() == 2]
+
+    def is_copy(t: torch.Tensor) -> bool:
+        return t.dim() == 2 and any(
+            p.dtype != t.dtype
+            and (torch.equal(p.detach().to(t.dtype), t) or torch.equal(p.detach().to(t.dtype).t(), t))
+            for p in weights
+            if p.shape in (t.shape, t.shape[::-1])
+        )
+
     seen: dict[int, int] = {}
+    copies: set[int] = set()
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         storage = t.untyped_storage()
         if storage.data_ptr() not in params:
             seen[storage.data_ptr()] = storage.nbytes()
+            if is_copy(t):
+                copies.add(storage.data_ptr())
         return t
 
     if checkpointing:
@@ -146,9 +164,12 @@ def saved_for_backward(model: Any, batch: int, seq: int, checkpointing: bool = F
     torch.manual_seed(1)
     ids = torch.randint(3, model.config.vocab_size, (batch, seq))
     model.train()
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    with (
+        torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast),
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t),
+    ):
         out = model(input_ids=ids, labels=ids, use_cache=False)
-    return Saved(sum(seen.values()), out.logits.untyped_storage().nbytes())
+    return Saved(sum(seen.values()), out.logits.untyped_storage().nbytes(), sum(seen[p] for p in copies))
 
 
 @contextlib.contextmanager

@@ -48,7 +48,7 @@ def test_a_budget_is_a_table_of_the_model_terms_with_the_total_and_the_cards() -
     terms = {t.name: t.gpu for t in result.terms}
     assert text.strip().split("\n") == [
         "**Llama-2-7B** (6.74 B parameters) · training · QLoRA (NF4 base, double quantization), r=16 on q_proj, "
-        "v_proj · paged 8-bit AdamW · micro-batch 1 × 2,048 tokens · SDPA attention · gradient checkpointing",
+        "v_proj, dropout 0.05 · paged 8-bit AdamW · micro-batch 1 × 2,048 tokens · SDPA attention · gradient checkpointing",
         "",
         "| Memory | Per GPU (GB) |",
         "|:--|--:|",
@@ -63,7 +63,8 @@ def test_a_budget_is_a_table_of_the_model_terms_with_the_total_and_the_cards() -
         "Fits on 16, 24, 40, 48, 80, 141 GB cards (a card keeps 1 GB free for the CUDA context; allocator slack and "
         "workspaces come on top).",
     ]
-    assert gb(terms["weights"]) == "3.87" and gb(result.gpu_total) == "5.25"  # reviewed against the snippet
+    # reviewed against the snippet; +0.02 GB since the recipes' lora_dropout=0.05 (one byte of mask per adapted input)
+    assert gb(terms["weights"]) == "3.87" and gb(result.gpu_total) == "5.27"
 
 
 def test_offloading_adds_a_host_ram_column_and_cards_that_do_not_fit_are_named() -> None:
@@ -96,6 +97,13 @@ def test_offloading_adds_a_host_ram_column_and_cards_that_do_not_fit_are_named()
         ('<MemoryBudget model="Llama-3.1-8B" mode="infer" show="kv_per_token" unit="KiB"/>', "128 KiB"),
         ('<MemoryBudget model="Llama-3.1-70B" mode="infer" show="kv_per_token" unit="KiB"/>', "320 KiB"),
         ('<MemoryBudget model="Llama-2-7B" show="states" unit="bytes/param"/>', "16 bytes/param"),
+        # AMP: fp32 weights, gradients and AdamW (16 bytes/param), and bf16 copies of every linear weight and
+        # lm_head: 2 bytes x (8,030,261,248 parameters - the 128,256 x 4,096 input embedding, never cast) = 15.01 GB
+        (
+            '<MemoryBudget model="Llama-3.1-8B" precision="fp32" autocast show="states" unit="bytes/param"/>',
+            "16 bytes/param",
+        ),
+        ('<MemoryBudget model="Llama-3.1-8B" precision="fp32" autocast show="autocast_copies"/>', "15 GB"),
         ('<MemoryBudget model="Llama-3.1-8B" show="params"/>', "8.03 B"),
         ('<MemoryBudget model="Llama-2-7B" finetune="lora" show="trainable" unit="M"/>', "8.39 M"),
         (
@@ -141,6 +149,33 @@ def test_show_puts_one_figure_into_the_sentence(tag: str, figure: str) -> None:
         (
             '<MemoryBudget mode="infer"/>',
             ['page.md:1:1: error: <MemoryBudget> needs a non-empty model="..." attribute [missing-attribute]'],
+        ),
+        (
+            '<MemoryBudget model="Llama-2-7B" finetune="lora" lora_dropout="1.5"/>',
+            [
+                'page.md:1:1: error: lora_dropout="1.5" in <MemoryBudget> must be a probability in [0, 1), e.g. 0.05 '
+                "[bad-attribute]"
+            ],
+        ),
+        (
+            '<MemoryBudget model="Llama-2-7B" finetune="lora" lora_dropout="five"/>',
+            [
+                'page.md:1:1: error: lora_dropout="five" in <MemoryBudget> must be a probability in [0, 1), e.g. 0.05 '
+                "[bad-attribute]"
+            ],
+        ),
+        (
+            '<MemoryBudget model="Llama-2-7B" autocast="yes"/>',
+            [
+                'page.md:1:1: error: attribute autocast="yes" on <MemoryBudget> must be {true} or {false} [bad-attribute]'
+            ],
+        ),
+        (
+            '<MemoryBudget model="Llama-2-7B" autocast/>',
+            [
+                "page.md:1:1: error: <MemoryBudget>: autocast with finetune='full' is AMP on fp32 weights: set "
+                "precision='fp32' [bad-attribute]"
+            ],
         ),
         (
             '<MemoryBudget model="Llama-2-7B" mode="infer" sharding="zero3"/>',

@@ -16,6 +16,7 @@ from perfdocs.memory import (
     Arch,
     Workload,
     activations,
+    autocast_copies,
     estimate,
     korthikanti_bytes,
     kv_cache_bytes,
@@ -64,11 +65,11 @@ def meta_model(config: dict[str, Any]) -> Any:
         return AutoModelForCausalLM.from_config(cfg)
 
 
-def lora_config(name: str, target_modules: Any) -> Any:
+def lora_config(name: str, target_modules: Any, dropout: float = 0.0) -> Any:
     from peft import LoraConfig
 
     # GPT-2's Conv1D stores (in, out): peft wants fan_in_fan_out said, not guessed
-    return LoraConfig(r=8, target_modules=target_modules, fan_in_fan_out=name.startswith("gpt2"))
+    return LoraConfig(r=8, target_modules=target_modules, lora_dropout=dropout, fan_in_fan_out=name.startswith("gpt2"))
 
 
 def numel(model: Any) -> int:
@@ -211,8 +212,9 @@ def closure_only_bytes(arch: Arch, w: Workload) -> float:
     mask): alive through the backward, held by the checkpoint's closure, so the saved-tensor hooks never see them."""
     if not w.gradient_checkpointing or arch.model_type == "gpt2":
         return 0
-    mask = w.batch_size * w.seq_len**2 * w.act_bytes if w.attention == "eager" else 0
-    return 2 * w.seq_len * arch.head_dim * w.act_bytes + mask
+    element = 4 if w.amp else w.act_bytes  # under AMP both follow the fp32 residual stream
+    mask = w.batch_size * w.seq_len**2 * element if w.attention == "eager" else 0
+    return 2 * w.seq_len * arch.head_dim * element + mask
 
 
 @pytest.mark.parametrize(("name", "precision", "attn", "ckpt"), ACT_CASES)
@@ -279,6 +281,7 @@ def test_lora_activations_equal_the_saved_tensors(
         finetune="lora",
         lora_rank=8,
         lora_targets=targets,
+        lora_dropout=0.0,  # peft's default, which lora_config() keeps
         attention=attn,  # type: ignore[arg-type]
         batch_size=2,
         seq_len=64,
@@ -293,6 +296,107 @@ def test_lora_activations_equal_the_saved_tensors(
     else:
         assert modeled - measured.saved == closure_only_bytes(arch, w)
     assert close(modeled, measured.saved, 0.10)
+
+
+# AMP as the guide's full fine-tuning recipes run it (fp32 weights, Trainer bf16=True: bf16 autocast), every
+# architecture with SDPA, eager attention on two, checkpointed on two.
+AMP_CASES = [(name, "sdpa", False) for name in TRAIN_ARCHS] + [
+    ("llama-medium", "eager", False),
+    ("gpt2-medium", "eager", False),
+    ("llama-medium", "sdpa", True),
+    ("mixtral-medium", "eager", True),
+]
+
+
+def one_layer_copies(arch: Arch, w: Workload) -> float:
+    """What autocast_copies() counts for the layer a checkpointed backward recomputes: made after the forward,
+    so the saved-tensor hooks of the forward never see them."""
+    once = 2 * sum(
+        t.numel for t in arch.tensors() if t.module == "lm_head" or (arch.tie_embeddings and t.kind == "embedding")
+    )
+    return autocast_copies(arch, w) - (once if w.amp else 0)
+
+
+@pytest.mark.parametrize(("name", "attn", "ckpt"), AMP_CASES)
+def test_amp_activations_and_weight_copies_equal_the_saved_tensors(name: str, attn: str, ckpt: bool) -> None:
+    measured = ms.saved_for_backward(ms.build(name, torch.float32, attn), 2, 64, checkpointing=ckpt, autocast=True)
+    arch = ms.arch(name)
+    w = Workload(
+        precision="fp32",
+        autocast=True,
+        attention=attn,  # type: ignore[arg-type]
+        batch_size=2,
+        seq_len=64,
+        gradient_checkpointing=ckpt,
+        device="cpu",
+    )
+    act, copies = activations(arch, w), autocast_copies(arch, w)
+    assert act.logits_output == measured.logits  # bf16 logits
+    if ckpt:
+        # the checkpointed layers' copies are made again in the backward, one layer at a time; only lm_head's
+        # is saved by the forward
+        assert copies - measured.copies == one_layer_copies(arch, w)
+        assert act.saved - (measured.saved - measured.copies) == closure_only_bytes(arch, w)
+        return
+    # every linear weight of the layers, the routers and lm_head, once, in bf16: 2 bytes per parameter of them
+    assert copies == measured.copies
+    linear = sum(t.numel * t.count for t in arch.tensors() if t.linear is not None or t.kind == "router")
+    head = arch.vocab_size * arch.hidden_size
+    assert copies == 2 * (linear + head)
+    assert act.saved == measured.saved - measured.copies
+    # the copies are a real share of a full fine-tune's step: weights + grads + AdamW = 16 bytes/param
+    assert estimate(arch, w).term("autocast_copies").gpu == copies
+
+
+# LoRA as the recipes run it: Trainer bf16=True (bf16 autocast), adapters in fp32, lora_dropout=0.05; and with
+# dropout 0, on an fp32 base, and without autocast with dropout (the settings that moved the figures before).
+LORA_AUTOCAST_CASES = [
+    ("llama-medium", ("all-linear",), "bf16", "sdpa", 0.05, True),
+    ("llama-medium", ("all-linear",), "bf16", "sdpa", 0.0, True),
+    ("llama-medium", ("q_proj", "v_proj"), "bf16", "eager", 0.05, True),
+    ("llama-medium", ("all-linear",), "fp32", "sdpa", 0.05, True),
+    ("llama-medium", ("all-linear",), "bf16", "sdpa", 0.05, False),
+    ("llama-medium", ("q_proj", "v_proj"), "fp32", "sdpa", 0.05, False),
+    ("gpt2-medium", ("all-linear",), "bf16", "sdpa", 0.05, True),
+    ("mixtral-medium", ("q_proj", "v_proj"), "bf16", "sdpa", 0.05, True),
+    ("qwen2_moe-medium", ("all-linear",), "bf16", "sdpa", 0.05, True),
+    ("qwen2_moe-medium", ("all-linear",), "fp32", "eager", 0.0, True),
+]
+
+
+@pytest.mark.parametrize(("name", "targets", "precision", "attn", "dropout", "amp"), LORA_AUTOCAST_CASES)
+def test_lora_dropout_and_autocast_activations_equal_the_saved_tensors(
+    name: str, targets: tuple[str, ...], precision: str, attn: str, dropout: float, amp: bool
+) -> None:
+    from peft import get_peft_model
+
+    dtype = torch.float32 if precision == "fp32" else torch.bfloat16
+    target_modules: Any = "all-linear" if targets == ("all-linear",) else list(targets)
+    model = get_peft_model(ms.build(name, dtype, attn), lora_config(name, target_modules, dropout))
+    measured = ms.saved_for_backward(model.base_model.model, 2, 64, autocast=amp)
+    arch = ms.arch(name)
+    w = Workload(
+        precision=precision,  # type: ignore[arg-type]
+        finetune="lora",
+        lora_rank=8,
+        lora_targets=targets,
+        lora_dropout=dropout,
+        autocast=amp,
+        attention=attn,  # type: ignore[arg-type]
+        batch_size=2,
+        seq_len=64,
+        device="cpu",
+    )
+    act, copies = activations(arch, w), autocast_copies(arch, w)
+    assert act.logits_output == measured.logits
+    # bf16 casts of the fp32 adapters (and, on an fp32 base, of the frozen linears), except the first layer's
+    # q/k/v and their A matrices: that input has no gradient, so those matmuls keep no weight
+    assert copies == measured.copies
+    if attn == "eager" and targets == ("q_proj", "v_proj"):
+        # as in test_lora_activations_equal_the_saved_tensors: the first layer's q @ k^T keeps only k
+        assert act.saved - (measured.saved - measured.copies) == 2 * 64 * arch.q_dim * w.act_bytes
+    else:
+        assert act.saved == measured.saved - measured.copies
 
 
 def test_reference_formula_is_korthikantis() -> None:
@@ -538,6 +642,16 @@ def test_zero_table_of_the_snippet() -> None:
         (lambda: Workload(batch_size=0), "batch_size must be a positive integer, got 0"),
         (lambda: Workload(seq_len=-1), "seq_len must be a positive integer, got -1"),
         (lambda: Workload(num_gpus=True), "num_gpus must be a positive integer, got True"),
+        (lambda: Workload(lora_dropout=1.0), "lora_dropout must be a number in [0, 1), got 1.0"),
+        (lambda: Workload(autocast=1), "autocast must be True or False, got 1"),  # type: ignore[arg-type]
+        (
+            lambda: Workload(autocast=True),
+            "autocast with finetune='full' is AMP on fp32 weights: set precision='fp32'",
+        ),
+        (
+            lambda: Workload(mode="infer", precision="fp32", autocast=True),
+            "autocast is modeled for training; for inference set precision (the stored dtype)",
+        ),
         (
             lambda: Workload(optimizer="lion"),
             "optimizer must be one of adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum; got 'lion'",
@@ -566,3 +680,159 @@ def test_bad_input_is_a_value_error_with_an_exact_message(call: Any, message: st
     with pytest.raises(ValueError) as info:
         call()
     assert str(info.value) == message
+
+
+# ---- chunked prefill (inference) -----------------------------------------------------------------------------
+
+
+def test_chunked_prefill_worked_example() -> None:
+    """Llama-3.1-70B, bf16, one 32,768-token prompt over 2 GPUs, in passes of 8,192 tokens (vLLM's default
+    max_num_batched_tokens for `vllm serve` on an 80 GB H100), by hand from the config: hidden 8192, 64 query and
+    8 KV heads of 128, intermediate 28,672, 80 layers."""
+    arch = Arch.preset("Llama-3.1-70B")
+    s, c = 32768, 8192
+    chunked = estimate(arch, Workload(mode="infer", precision="bf16", seq_len=s, num_gpus=2, prefill_chunk=c))
+    residual = 2 * c * 8192 * 2  # the residual stream and the norm output
+    attention = c * (2 * 8192 + 2 * 1024) * 2  # q, the attention output, k, v
+    mlp = 3 * c * 28672 * 2  # gate, up, their product: larger than attention, so the layer's peak
+    assert chunked.term("activations").gpu == residual + mlp == 1_677_721_600
+    assert attention < mlp
+    # the cache still holds the whole context: 2 x 80 layers x 1,024 x 2 bytes x 32,768 tokens, halved over 2 GPUs
+    assert chunked.term("kv_cache").gpu == 2 * 80 * 1024 * 2 * s / 2 == 5_368_709_120
+    whole = estimate(arch, Workload(mode="infer", precision="bf16", seq_len=s, num_gpus=2))
+    assert whole.term("activations").gpu == 4 * chunked.term("activations").gpu  # every term is linear in tokens
+    assert whole.term("kv_cache").gpu == chunked.term("kv_cache").gpu
+    assert whole.term("weights").gpu == chunked.term("weights").gpu
+    # eager attention: fp32 scores and their bf16 copy, 64 heads x chunk x context (whole: 64 x s x s)
+    eager_work = Workload(mode="infer", precision="bf16", seq_len=s, attention="eager", prefill_chunk=c)
+    eager = estimate(arch, eager_work).term("activations").gpu
+    assert eager == residual + attention + 64 * c * s * (4 + 2)
+    whole_eager = estimate(arch, Workload(mode="infer", precision="bf16", seq_len=s, attention="eager"))
+    assert whole_eager.term("activations").gpu == 4 * residual + 4 * attention + 64 * s * s * 6
+
+
+def test_a_chunk_bigger_than_the_prompts_is_the_whole_prompt() -> None:
+    arch = Arch.preset("Llama-3.1-8B")
+    for attention in ("sdpa", "eager"):
+        base = {"mode": "infer", "precision": "bf16", "batch_size": 4, "seq_len": 1000, "attention": attention}
+        whole = estimate(arch, Workload(**base)).as_dict()  # type: ignore[arg-type]
+        assert estimate(arch, Workload(**base, prefill_chunk=4000)).as_dict() == whole  # type: ignore[arg-type]
+        assert estimate(arch, Workload(**base, prefill_chunk=10**6)).as_dict() == whole  # type: ignore[arg-type]
+        smaller = estimate(arch, Workload(**base, prefill_chunk=3999)).as_dict()  # type: ignore[arg-type]
+        assert smaller["terms"]["activations"]["gpu"] < whole["terms"]["activations"]["gpu"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"mode": "infer", "prefill_chunk": 0}, "prefill_chunk must be a positive integer, got 0"),
+        ({"mode": "infer", "prefill_chunk": 2048.0}, "prefill_chunk must be a positive integer, got 2048.0"),
+        ({"mode": "infer", "prefill_chunk": True}, "prefill_chunk must be a positive integer, got True"),
+        ({"prefill_chunk": 2048}, "prefill_chunk applies to inference"),
+    ],
+)
+def test_bad_prefill_chunk_is_a_value_error_with_an_exact_message(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        Workload(**fields)
+    assert str(info.value) == message
+
+
+class _LiveBytes(torch.utils._python_dispatch.TorchDispatchMode):
+    """The bytes of the tensors created under it that are still alive, their peak, and the largest tensor: every
+    storage an op returns, once, until it is freed (parameters and buffers, which exist before, are left out)."""
+
+    def __init__(self, model: Any) -> None:
+        super().__init__()
+        self.before = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+        self.live: dict[int, int] = {}
+        self.peak = 0
+        self.largest = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        import weakref
+
+        out = func(*args, **(kwargs or {}))
+        for t in torch.utils._pytree.tree_flatten(out)[0]:
+            if not isinstance(t, torch.Tensor):
+                continue
+            storage = t.untyped_storage()
+            key = storage.data_ptr()
+            if key in self.live or key in self.before or storage.nbytes() == 0:
+                continue
+            self.live[key] = storage.nbytes()
+            self.largest = max(self.largest, t.numel())
+            weakref.finalize(storage, self.live.pop, key, None)
+        self.peak = max(self.peak, sum(self.live.values()))
+        return out
+
+
+def _prefill_peak(model: Any, prompt: int, chunk: int | None) -> _LiveBytes:
+    torch.manual_seed(3)
+    ids = torch.randint(3, model.config.vocab_size, (1, prompt))
+    with torch.no_grad(), _LiveBytes(model) as live:
+        model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=1,
+            do_sample=False,
+            pad_token_id=0,
+            prefill_chunk_size=chunk,  # transformers' own chunked prefill (generation/utils.py, _prefill)
+        )
+    return live
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+def test_chunked_prefill_peak_measured_against_a_whole_prefill(attention: str) -> None:
+    """generate(prefill_chunk_size=128) on a 1,024-token prompt against the whole prompt in one pass, bf16 on CPU:
+    eager attention's largest tensor is the scores, heads x tokens of the pass x context, as the model counts them;
+    with SDPA (no scores) the measured saving is the model's within 10 %."""
+    prompt, chunk = 1024, 128
+    model = ms.build("llama-medium", torch.bfloat16, attn=attention).eval()
+    arch = ms.arch("llama-medium")
+    whole, chunked = _prefill_peak(model, prompt, None), _prefill_peak(model, prompt, chunk)
+    base = {"mode": "infer", "precision": "bf16", "seq_len": prompt, "attention": attention}
+    est_whole = estimate(arch, Workload(**base))  # type: ignore[arg-type]
+    est_chunk = estimate(arch, Workload(**base, prefill_chunk=chunk))  # type: ignore[arg-type]
+    assert chunked.peak < whole.peak
+    saved = whole.peak - chunked.peak
+    predicted = est_whole.gpu_total - est_chunk.gpu_total
+    if attention == "eager":
+        assert whole.largest == arch.num_heads * prompt * prompt
+        assert chunked.largest == arch.num_heads * chunk * prompt
+        # CPU's softmax also upcasts its bf16 input to an fp32 copy, so it saves more than the model's 6 bytes per
+        # score (fp32 scores and a bf16 copy) predict; the model never counts more than is measured here
+        assert saved > predicted
+    else:
+        assert whole.largest < arch.num_heads * chunk * prompt  # no scores
+        assert math.isclose(saved, predicted, rel_tol=0.1), (saved, predicted)
+
+
+def test_fp8_kv_cache_equals_transformers_fp8_quantized_cache() -> None:
+    """generate(cache_implementation="quantized", cache_config={"backend": "fp8"}) keeps keys and values as
+    float8_e4m3fn with one fp32 scale per tensor: one byte per element, as kv_cache_dtype="fp8" counts them."""
+    model = ms.build("llama-medium", torch.bfloat16).eval()
+    prompt, new = 12, 20
+    torch.manual_seed(2)
+    ids = torch.randint(3, model.config.vocab_size, (2, prompt))
+    with torch.no_grad():
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=new,
+            min_new_tokens=new,
+            do_sample=False,
+            return_dict_in_generate=True,
+            pad_token_id=0,
+            cache_implementation="quantized",
+            cache_config={"backend": "fp8"},
+        )
+    stored = [t for layer in out.cache.layers for t in (layer._quantized_keys, layer._quantized_values)]
+    assert {tensor.dtype for tensor, _ in stored} == {torch.float8_e4m3fn}
+    assert all(scale.numel() == 1 for _, scale in stored)  # per tensor: 4 bytes a layer's K or V, left out
+    measured = ms.storage_bytes([tensor for tensor, _ in stored])
+    arch = ms.arch("llama-medium")
+    assert kv_cache_bytes(arch, 2, prompt + new - 1, 1) == measured
+    work = Workload(mode="infer", precision="bf16", batch_size=2, seq_len=prompt + new - 1, kv_cache_dtype="fp8")
+    assert estimate(arch, work).term("kv_cache").gpu == measured
+    bf16 = Workload(mode="infer", precision="bf16", batch_size=2, seq_len=prompt + new - 1)
+    assert estimate(arch, bf16).term("kv_cache").gpu == 2 * measured

@@ -24,10 +24,12 @@
   };
   var ZERO_STAGE = { none: 0, zero1: 1, zero2: 2, zero3: 3, fsdp_shard_grad_op: 2, fsdp_full_shard: 3 };
   var DEFAULTS = {
-    mode: "train", precision: "mixed", optimizer: "adamw", finetune: "full", lora_rank: 16, lora_targets: null,
+    mode: "train", precision: "mixed", autocast: false, optimizer: "adamw", finetune: "full", lora_rank: 16,
+    lora_targets: null, lora_dropout: 0.05,
     adafactor_first_moment: false, gradient_checkpointing: false, attention: "sdpa", batch_size: 1, seq_len: 2048,
     quantization: "none", double_quant: true, kv_cache_dtype: "auto", sharding: "none", num_gpus: 1,
-    offload_optimizer: false, offload_params: false, device: "cuda"
+    offload_optimizer: false, offload_params: false, device: "cuda",
+    prefill_chunk: null
   };
 
   function repr(v) { // Python's repr, for error messages that read as memory.py's
@@ -274,6 +276,10 @@
     ["mode", "precision", "optimizer", "finetune", "attention", "quantization", "kv_cache_dtype", "sharding", "device"]
       .forEach(function (k) { choice(k, w[k], CHOICES[k]); });
     ["lora_rank", "batch_size", "seq_len", "num_gpus"].forEach(function (k) { positive(k, w[k]); });
+    probability("lora_dropout", w.lora_dropout);
+    if (typeof w.autocast !== "boolean") throw new Error("autocast must be True or False, got " + repr(w.autocast));
+    if (w.autocast && w.mode === "infer") throw new Error("autocast is modeled for training; for inference set precision (the stored dtype)");
+    if (w.autocast && w.finetune === "full" && w.precision !== "fp32") throw new Error("autocast with finetune='full' is AMP on fp32 weights: set precision='fp32'");
     if (w.lora_targets !== null && (!Array.isArray(w.lora_targets) || !w.lora_targets.length)) {
       throw new Error("lora_targets must be a non-empty tuple of module names, got " + repr(w.lora_targets));
     }
@@ -287,8 +293,13 @@
     if (w.offload_params && w.mode === "train" && w.zero_stage !== 3) throw new Error("offload_params needs parameter sharding: sharding='zero3' or 'fsdp_full_shard'");
     if (w.offload_optimizer && w.mode === "infer") throw new Error("offload_optimizer applies to training");
     if (w.offload_optimizer && w.zero_stage === 0) throw new Error("offload_optimizer needs ZeRO (stage 1-3) or FSDP: set sharding");
+    if (w.prefill_chunk !== null) {
+      positive("prefill_chunk", w.prefill_chunk);
+      if (w.mode === "train") throw new Error("prefill_chunk applies to inference");
+    }
     w.base_quantization = w.finetune === "qlora" && w.mode === "train" ? "nf4" : w.quantization;
-    w.act_bytes = w.precision === "fp32" ? 4 : 2;
+    w.act_bytes = w.precision === "fp32" && !w.autocast ? 4 : 2;
+    w.amp = w.autocast && w.precision === "fp32";
     return w;
   }
 
@@ -361,36 +372,53 @@
 
   function loraSaved(arch, w, scope, sdpaOutputSaved) {
     var tokens = w.batch_size * w.seq_len, inputs = {}, total = 0;
+    var mask = w.device === "cuda" ? 1 : 4;
     loraTensors(arch, w.lora_rank, w.lora_targets).forEach(function (t) {
       if ((t.scope !== scope && t.scope !== "layer") || !endsWith(t.module, ".lora_A")) return;
       var rank = t.shape[0], fanIn = t.shape[1];
+      if (w.lora_dropout > 0) total += mask * tokens * fanIn;
+      if (w.autocast) { total += 2 * tokens * rank + 2 * tokens * fanIn; return; }
       total += 4 * tokens * rank;
-      if (w.act_bytes !== 4) total += 4 * tokens * fanIn;
+      if (w.act_bytes !== 4 || w.lora_dropout > 0) total += 4 * tokens * fanIn;
       else inputs[loraInputGroup(t.module.slice(0, -".lora_A".length))] = fanIn;
     });
     if (sdpaOutputSaved) delete inputs.attn_out;
     return total + sum(Object.keys(inputs).map(function (k) { return 4 * tokens * inputs[k]; }));
   }
 
+  function firstLayerLoraA(arch, w) {
+    return loraTensors(arch, w.lora_rank, w.lora_targets).filter(function (t) {
+      return endsWith(t.module, ".lora_A") && loraInputGroup(t.module.slice(0, -".lora_A".length)) === "attn_in";
+    });
+  }
+
   function activations(arch, w) {
     var d = w.act_bytes, b = w.batch_size, s = w.seq_len, tokens = b * s;
     var h = arch.hidden_size, nh = arch.num_heads;
+    var r = w.amp ? 4 : d;
     var mask = w.device === "cuda" ? 1 : d;
     var a = ACT_SAVED[arch.hidden_act];
     var frozen = w.finetune !== "full";
-    var normIn, normOut;
-    if (arch.norm === "rmsnorm") {
-      normIn = 4 * tokens * h + 4 * tokens; normOut = 2 * d * tokens * h;
-    } else {
-      normIn = d * tokens * h + 2 * tokens * (w.device === "cuda" ? 4 : d); normOut = d * tokens * h;
+    var fp32Ops = w.amp || (w.autocast && w.device === "cuda");
+    var fp32Layernorm = fp32Ops && arch.norm === "layernorm";
+    var normIn;
+    if (arch.norm === "rmsnorm") normIn = 4 * tokens * h + 4 * tokens;
+    else if (fp32Layernorm) normIn = 4 * tokens * h + 2 * tokens * 4;
+    else normIn = d * tokens * h + 2 * tokens * (w.device === "cuda" ? 4 : d);
+    function norm(consumers) {
+      if (frozen) return normIn;
+      if (w.autocast) return normIn + (arch.norm === "rmsnorm" ? 4 * tokens * h : 0) + consumers * 2 * tokens * h;
+      return normIn + (arch.norm === "rmsnorm" ? 2 * d * tokens * h : d * tokens * h);
     }
-    var norm = normIn + (frozen ? 0 : normOut);
+    var attnConsumers = arch.model_type === "gpt2" ? 1 : 3;
+    var mlpConsumers = arch.mlp === "gated" ? 2 : 1;
+    var moeConsumers = 1 + (arch.shared_expert_intermediate_size ? 3 : 0);
     var qkv = tokens * (arch.q_dim + 2 * arch.kv_dim) * d;
     var out = tokens * arch.q_dim * d;
     var scoresStored = w.attention === "eager" || (w.device === "cpu" && arch.attention_dropout > 0);
     var attention;
     if (scoresStored) {
-      var scoreBytes = w.attention === "eager" && arch.eager_softmax_fp32 ? 4 + (d !== 4 ? d : 0) : d;
+      var scoreBytes = w.attention === "eager" && (arch.eager_softmax_fp32 || fp32Ops) ? 4 + (d !== 4 ? d : 0) : d;
       if (arch.attention_dropout > 0) scoreBytes += mask + d;
       var qkvSaved = arch.model_type === "gpt2" ? qkv : 3 * out;
       attention = qkvSaved + b * nh * s * s * scoreBytes + (frozen ? 0 : out);
@@ -400,14 +428,15 @@
     var dropout = arch.hidden_dropout > 0 ? 2 * tokens * h * mask : 0;
     var keptOutput = frozen ? 0 : 1;
     var denseUnits = arch.mlp === "gated" ? a + 2 + keptOutput : a + keptOutput;
-    var perDense = 2 * norm + attention + denseUnits * tokens * arch.intermediate_size * d + dropout;
+    var perDense = norm(attnConsumers) + norm(mlpConsumers) + attention + denseUnits * tokens * arch.intermediate_size * d + dropout;
     if (frozen) perDense += loraSaved(arch, w, "dense", !scoresStored);
     var perMoe = 0;
     if (arch.num_moe_layers) {
       var rows = tokens * arch.experts_per_token;
       var ie = arch.moe_intermediate_size, e = arch.num_experts, k = arch.experts_per_token;
+      var de = w.amp ? 4 : d;
       var weight = arch.model_type === "mixtral" ? 4 : d;
-      var row = (h + (2 + a) * ie + (frozen ? 0 : h + ie)) * d + weight + 24;
+      var row = (h + (2 + a) * ie + (frozen ? 0 : h + ie)) * de + weight + 24;
       var experts = rows * row + 4 * e;
       var router = tokens * (4 * e + 8 * k + (arch.moe_norm_topk ? 4 + 4 * k : 0));
       var shared = 0;
@@ -415,27 +444,63 @@
         var units = a + 2 + keptOutput;
         shared = units * tokens * arch.shared_expert_intermediate_size * d + tokens * h * d + tokens * d;
       }
-      perMoe = 2 * norm + attention + experts + router + shared + dropout;
+      perMoe = norm(attnConsumers) + norm(moeConsumers) + attention + experts + router + shared + dropout;
       if (frozen) perMoe += loraSaved(arch, w, "moe", !scoresStored);
     }
     var layers, recompute;
     if (w.gradient_checkpointing) {
-      layers = arch.num_layers * tokens * h * d;
+      layers = arch.num_layers * tokens * h * r;
       recompute = Math.max(arch.num_dense_layers ? perDense : 0, perMoe);
     } else {
       layers = arch.num_dense_layers * perDense + arch.num_moe_layers * perMoe;
       recompute = 0;
-      if (frozen) layers -= normIn;
+      if (frozen) {
+        layers -= normIn;
+        if (w.lora_dropout > 0) {
+          var maskBytes = w.device === "cuda" ? 1 : 4;
+          layers -= sum(firstLayerLoraA(arch, w).map(function (t) { return maskBytes * tokens * t.shape[1]; }));
+        }
+      }
     }
-    var extras = (frozen ? 0 : 8 * tokens) + norm;
+    var extras = (frozen ? 0 : 8 * tokens) + norm(1);
     if (arch.max_position_embeddings) extras += frozen ? 0 : 8 * s;
-    else extras += 2 * s * arch.head_dim * d;
-    if (arch.embedding_dropout > 0) extras += tokens * h * mask;
-    if (w.gradient_checkpointing && scoresStored) extras += b * s * s * d;
+    else extras += 2 * s * arch.head_dim * r;
+    if (arch.embedding_dropout > 0) extras += tokens * h * (w.device === "cuda" ? 1 : r);
+    if (w.gradient_checkpointing && scoresStored) extras += b * s * s * r;
     var logitsOutput = tokens * arch.vocab_size * d;
     var loss = tokens * arch.vocab_size * 4 + 8 * tokens + 4;
     return { per_dense_layer: perDense, per_moe_layer: perMoe, layers: layers, recompute: recompute, extras: extras,
       logits_output: logitsOutput, loss: loss, logits: logitsOutput + loss };
+  }
+
+  function autocastCopies(arch, w) { // memory.autocast_copies
+    if (!w.autocast) return 0;
+    var perLayer = { layer: 0, dense: 0, moe: 0 }, once = 0;
+    if (w.amp) {
+      arch.tensors.forEach(function (t) {
+        if (t.linear !== null || t.kind === "router") perLayer[t.scope] += prod(t.shape);
+        else if (t.module === "lm_head" || (arch.tie_embeddings && t.kind === "embedding")) once += prod(t.shape);
+      });
+    }
+    if (w.finetune !== "full") {
+      loraTensors(arch, w.lora_rank, w.lora_targets).forEach(function (t) { perLayer[t.scope] += prod(t.shape); });
+    }
+    if (w.finetune !== "full" && !w.gradient_checkpointing) {
+      once -= sum(firstLayerLoraA(arch, w).map(function (t) { return prod(t.shape); }));
+      if (w.amp) {
+        once -= sum(arch.tensors.filter(function (t) {
+          return t.linear !== null && loraInputGroup(t.module) === "attn_in";
+        }).map(function (t) { return prod(t.shape); }));
+      }
+    }
+    var layers;
+    if (w.gradient_checkpointing) {
+      var dense = arch.num_dense_layers ? perLayer.dense : 0, moe = arch.num_moe_layers ? perLayer.moe : 0;
+      layers = perLayer.layer + Math.max(dense, moe);
+    } else {
+      layers = perLayer.layer * arch.num_layers + perLayer.dense * arch.num_dense_layers + perLayer.moe * arch.num_moe_layers;
+    }
+    return 2 * (layers + once);
   }
 
   function weightsBytes(arch, w, quant) {
@@ -488,6 +553,7 @@
       ["weights", gpu.weights, host.weights], ["adapter_weights", adapter, 0], ["gradients", gpu.gradients, host.gradients],
       ["master_weights", gpu.master_weights, host.master_weights],
       ["optimizer_states", gpu.optimizer_states, host.optimizer_states], ["gathered_params", gathered, 0],
+      ["autocast_copies", autocastCopies(arch, w), 0],
       ["activations", act.layers + act.extras + act.recompute, 0], ["logits", act.logits, 0], ["kv_cache", 0, 0]
     ], arch.param_count, nTrain);
   }
@@ -512,16 +578,16 @@
     var kvBytes = w.kv_cache_dtype === "auto" ? d : KV_BYTES[w.kv_cache_dtype];
     var kv = kvCacheBytes(arch, b, s, kvBytes);
     var logits = b * arch.vocab_size * (d + 4);
-    var tokens = b * s, h = arch.hidden_size;
+    var tokens = w.prefill_chunk === null ? b * s : Math.min(w.prefill_chunk, b * s), h = arch.hidden_size;
     var inter = Math.max(arch.intermediate_size, arch.moe_intermediate_size * arch.experts_per_token);
     var attn = tokens * (2 * arch.q_dim + 2 * arch.kv_dim) * d;
-    if (w.attention === "eager") attn += b * arch.num_heads * s * s * (4 + (d !== 4 ? d : 0));
+    if (w.attention === "eager") attn += arch.num_heads * tokens * s * (4 + (d !== 4 ? d : 0));
     var working = 2 * tokens * h * d + Math.max(attn, 3 * tokens * inter * d);
     var hostWeights = 0, gpuWeights = weights / n;
     if (w.offload_params) { hostWeights = weights; gpuWeights = weightsLargestLayer(arch, w); }
     return result(arch, [
       ["weights", gpuWeights, hostWeights], ["adapter_weights", 0, 0], ["gradients", 0, 0], ["master_weights", 0, 0],
-      ["optimizer_states", 0, 0], ["gathered_params", 0, 0], ["activations", working, 0], ["logits", logits, 0],
+      ["optimizer_states", 0, 0], ["gathered_params", 0, 0], ["autocast_copies", 0, 0], ["activations", working, 0], ["logits", logits, 0],
       ["kv_cache", kv / n, 0]
     ], arch.param_count, 0);
   }
@@ -594,11 +660,13 @@
     attention: "Attention", quantization: "Weight quantization", kv_cache_dtype: "KV cache dtype", sharding: "ZeRO / FSDP",
     lora_rank: "LoRA rank", lora_targets: "LoRA targets", batch_size: "Micro-batch", seq_len: "Sequence length (tokens)", num_gpus: "GPUs",
     gradient_checkpointing: "Gradient checkpointing", offload_optimizer: "Offload optimizer to CPU",
-    offload_params: "Offload parameters to CPU", double_quant: "Double quantization (NF4)"
+    offload_params: "Offload parameters to CPU", double_quant: "Double quantization (NF4)",
+    prefill_chunk: "Prefill chunk (tokens a pass)",
+    autocast: "bf16 autocast (Trainer bf16=True)", lora_dropout: "LoRA dropout"
   };
   var TRAIN_ONLY = ["finetune", "optimizer", "sharding", "gradient_checkpointing", "offload_optimizer", "lora_rank",
-    "lora_targets"];
-  var INFER_ONLY = ["quantization", "kv_cache_dtype"];
+    "lora_targets", "lora_dropout", "autocast"];
+  var INFER_ONLY = ["quantization", "kv_cache_dtype", "prefill_chunk"];
   var uid = 0;
 
   function el(tag, attrs, children) {
@@ -670,13 +738,17 @@
     var opt = Object.keys(data.optimizers).map(function (k) { return [k, data.optimizers[k]]; });
     var work = el("fieldset", { "class": "pe-set" }, [el("legend", { text: "Workload" }), el("div", { "class": "pe-grid" }, [
       this.select("mode", SELECTS.mode), this.select("device", SELECTS.device), this.select("precision", SELECTS.precision),
-      this.select("finetune", SELECTS.finetune), this.number("lora_rank", 1),
-      this.text("lora_targets", "peft's default, or all-linear, q_proj,v_proj"), this.select("optimizer", opt),
+      this.check("autocast"), this.select("finetune", SELECTS.finetune), this.number("lora_rank", 1),
+      this.text("lora_targets", "peft's default, or all-linear, q_proj,v_proj"),
+      this.field("lora_dropout", el("input", { type: "number", min: "0", max: "0.99", step: "0.01", inputmode: "decimal" })),
+      this.select("optimizer", opt),
       this.select("quantization", SELECTS.quantization), this.select("kv_cache_dtype", SELECTS.kv_cache_dtype),
       this.select("attention", SELECTS.attention), this.number("batch_size", 1), this.number("seq_len", 1),
       this.number("num_gpus", 1), this.select("sharding", SELECTS.sharding), this.check("gradient_checkpointing"),
-      this.check("offload_optimizer"), this.check("offload_params"), this.check("double_quant")
+      this.check("offload_optimizer"), this.check("offload_params"), this.check("double_quant"),
+      this.number("prefill_chunk", 1)
     ])]);
+    this.controls.prefill_chunk.placeholder = "whole prompt";  // blank: the whole prompt in one pass
     this.status = el("p", { "class": "pe-status", role: "status", "aria-live": "polite" });
     this.bar = el("div", { "class": "pe-bar", "aria-hidden": "true" });
     this.table = el("table", { "class": "pe-table" });
@@ -710,6 +782,7 @@
       var v = p.has(k) ? p.get(k) : DEFAULTS[k];
       if (k === "precision" && !p.has(k) && p.get("mode") === "infer") v = "bf16";
       if (k === "lora_targets") v = v === null ? "" : v;  // blank: peft's default for the model family
+      if (k === "prefill_chunk") v = v === null ? "" : v;  // blank: the whole prompt in one pass
       if (c[k].type === "checkbox") c[k].checked = v === true || v === "1";
       else c[k].value = String(v);
     });
@@ -780,6 +853,7 @@
       if (mode === "infer" && TRAIN_ONLY.indexOf(k) >= 0) return;
       if (mode === "train" && INFER_ONLY.indexOf(k) >= 0) return;
       if (k === "lora_targets") w[k] = targets(c[k].value);
+      else if (k === "prefill_chunk") w[k] = c[k].value === "" ? null : Number(c[k].value);
       else if (c[k].type === "checkbox") w[k] = c[k].checked;
       else if (c[k].type === "number") w[k] = c[k].value === "" ? NaN : Number(c[k].value);
       else w[k] = c[k].value;
@@ -804,7 +878,7 @@
       var wrap = c[k].closest(".pe-field");
       if (!wrap || ARCH_FIELDS.some(function (f) { return f[0] === k; })) return;
       var hide = (mode === "infer" && TRAIN_ONLY.indexOf(k) >= 0) || (mode === "train" && INFER_ONLY.indexOf(k) >= 0);
-      if (k === "lora_rank" || k === "lora_targets") hide = hide || c.finetune.value === "full";
+      if (k === "lora_rank" || k === "lora_targets" || k === "lora_dropout") hide = hide || c.finetune.value === "full";
       if (k === "double_quant") hide = !(mode === "train" ? c.finetune.value === "qlora" : c.quantization.value === "nf4");
       wrap.hidden = hide;
     });

@@ -43,10 +43,12 @@ ATTRIBUTES: dict[str, str] = {
     "model": "req",
     "mode": "str",
     "precision": "str",
+    "autocast": "bool",
     "optimizer": "str",
     "finetune": "str",
     "rank": "str",
     "targets": "str",
+    "lora_dropout": "str",
     "checkpointing": "bool",
     "attention": "str",
     "batch": "str",
@@ -59,6 +61,7 @@ ATTRIBUTES: dict[str, str] = {
     "offload_optimizer": "bool",
     "offload_params": "bool",
     "device": "str",
+    "prefill_chunk": "str",
     "show": "str",
     "unit": "str",
     "bare": "bool",
@@ -120,6 +123,7 @@ TERM_LABELS = {
     "master_weights": "fp32 master weights",
     "optimizer_states": "Optimizer states",
     "gathered_params": "Gathered layer (ZeRO-3)",
+    "autocast_copies": "bf16 weight copies (autocast)",
     "activations": "Activations",
     "logits": "Logits and loss",
     "kv_cache": "KV cache",
@@ -136,6 +140,7 @@ SHOW = {
     "kv_per_token": "the KV cache of one token of one sequence, per GPU",
     "kv_room": "what a card= of that many GB has left for the KV cache after everything else and the CUDA context",
     "kv_tokens": "how many tokens of KV cache fit in kv_room",
+    "kv_seqs": "how many sequences of seq_len tokens (their whole KV cache) fit in kv_room",
     "layer_activations": "what one decoder layer saves for the backward (training)",
     "korthikanti": "Korthikanti et al.'s s*b*h*(34 + 5as/h) over all layers (scores only with eager attention)",
     **{name: label for name, label in TERM_LABELS.items()},
@@ -144,6 +149,7 @@ SHOW = {
 UNITS = {"GB": 1e9, "GiB": 2**30, "MB": 1e6, "MiB": 2**20, "KiB": 2**10, "bytes/param": 0.0, "B": 1e9, "M": 1e6}
 COUNTS = ("params", "trainable")  # shown in B (10^9) or M (10^6) parameters
 TOKENS = ("kv_tokens",)  # a number of tokens, to three significant digits
+SEQUENCES = ("kv_seqs",)  # a whole number of sequences, rounded down
 BYTES_UNITS = ("GB", "GiB", "MB", "MiB", "KiB", "bytes/param")
 
 OPTIMIZER_NAMES = {
@@ -223,6 +229,17 @@ def _count(attr: str, value: str, problems: list[Problem]) -> int | None:
     return None
 
 
+def _dropout(attr: str, value: str, problems: list[Problem]) -> float | None:
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if 0 <= number < 1:
+        return number
+    problems.append(Problem(f'{attr}="{value}" in <MemoryBudget> must be a probability in [0, 1), e.g. 0.05'))
+    return None
+
+
 def _flag(attrs: Mapping[str, tuple[str, str]], name: str, default: bool) -> bool:
     if name not in attrs:
         return default
@@ -257,9 +274,12 @@ def workload(attrs: Mapping[str, tuple[str, str]]) -> tuple[str | None, memory.W
         ("batch", "batch_size"),
         ("seq_len", "seq_len"),
         ("gpus", "num_gpus"),
+        ("prefill_chunk", "prefill_chunk"),
     ):
         if attr in text:
             fields[field_name] = _count(attr, text[attr], problems)
+    if "lora_dropout" in text:
+        fields["lora_dropout"] = _dropout("lora_dropout", text["lora_dropout"], problems)
     if "targets" in text:
         targets = tuple(t.strip() for t in text["targets"].split(",") if t.strip())
         if targets:
@@ -269,6 +289,7 @@ def workload(attrs: Mapping[str, tuple[str, str]]) -> tuple[str | None, memory.W
     if fields.get("mode") == "infer" and "precision" not in text:
         fields["precision"] = "bf16"  # serving runs in 16 bits; "mixed" means a training setup
     fields["gradient_checkpointing"] = _flag(attrs, "checkpointing", False)
+    fields["autocast"] = _flag(attrs, "autocast", False)
     fields["double_quant"] = _flag(attrs, "double_quant", True)
     fields["offload_optimizer"] = _flag(attrs, "offload_optimizer", False)
     fields["offload_params"] = _flag(attrs, "offload_params", False)
@@ -307,10 +328,13 @@ def figure(attrs: Mapping[str, tuple[str, str]]) -> tuple[str, list[Problem]]:
             )
             break
     count = show in COUNTS
-    unit = attrs.get("unit", ("str", "B" if count else "tokens" if show in TOKENS else "GB"))[1].strip()
-    allowed = ("B", "M") if count else ("tokens",) if show in TOKENS else BYTES_UNITS
+    default_unit = "B" if count else "tokens" if show in TOKENS else "sequences" if show in SEQUENCES else "GB"
+    unit = attrs.get("unit", ("str", default_unit))[1].strip()
+    allowed = (
+        ("B", "M") if count else ("tokens",) if show in TOKENS else ("sequences",) if show in SEQUENCES else BYTES_UNITS
+    )
     card = attrs.get("card", ("str", ""))[1].strip()
-    if show in ("kv_room", "kv_tokens") and not card.isdigit():
+    if show in ("kv_room", "kv_tokens", "kv_seqs") and not card.isdigit():
         problems.append(Problem(f'show="{show}" in <MemoryBudget> needs card="GB", the card\'s size (e.g. card="24")'))
     if unit not in allowed:
         problems.append(
@@ -329,6 +353,8 @@ def figure(attrs: Mapping[str, tuple[str, str]]) -> tuple[str, list[Problem]]:
         return "?", [Problem(f"<MemoryBudget>: {exc}")]
     if unit == "tokens":
         return f"{_significant(value):,}", []
+    if unit == "sequences":
+        return f"{int(value):,}", []
     if unit == "bytes/param":
         amount = value / result.params
     else:
@@ -359,7 +385,7 @@ def _value(result: memory.Estimate, show: str, card: int = 0) -> float:
         return float(result.params)
     if show == "trainable":
         return float(result.trainable_params)
-    if show in ("kv_per_token", "kv_room", "kv_tokens"):
+    if show in ("kv_per_token", "kv_room", "kv_tokens", "kv_seqs"):
         work = result.workload
         if work.mode != "infer":
             raise ValueError(f'{show} is an inference figure: set mode="infer"')
@@ -369,6 +395,8 @@ def _value(result: memory.Estimate, show: str, card: int = 0) -> float:
         if show == "kv_per_token":
             return per_token
         room = max(0.0, card * 1e9 - HEADROOM - (result.gpu_total - result.term("kv_cache").gpu))
+        if show == "kv_seqs":  # whole sequences of seq_len tokens (a sliding window caps what each one keeps)
+            return room // (memory.kv_cache_bytes(result.arch, 1, work.seq_len, element) / work.num_gpus)
         return room if show == "kv_room" else room // per_token
     if show == "layer_activations":
         detail = result.activation_detail
@@ -394,11 +422,15 @@ def describe(preset: str, arch: memory.Arch, work: memory.Workload, params: int)
         parts.append(
             f"batch {work.batch_size} × {work.seq_len:,} cached tokens" + (f" ({kv} KV cache)" if kv != "auto" else "")
         )
+        if work.prefill_chunk is not None:
+            parts.append(f"prefill in passes of {work.prefill_chunk:,} tokens")
         if work.num_gpus > 1:
             parts.append(f"split over {work.num_gpus} GPUs")
         return " · ".join(parts)
     parts.append("training")
-    if work.finetune == "full":
+    if work.finetune == "full" and work.amp:
+        parts.append("full fine-tuning with AMP (fp32 weights, bf16 autocast)")
+    elif work.finetune == "full":
         parts.append(f"full fine-tuning in {PRECISION_NAMES[work.precision]}")
     else:
         adapted = memory.lora_tensors(arch, work.lora_rank, work.lora_targets)
@@ -409,7 +441,8 @@ def describe(preset: str, arch: memory.Arch, work: memory.Workload, params: int)
             if (work.finetune == "qlora")
             else "LoRA (" + ("bf16" if work.precision != "fp32" else "fp32") + " base)"
         )
-        parts.append(f"{kind}, r={work.lora_rank} on {targets}")
+        dropout = f", dropout {work.lora_dropout:g}" if work.lora_dropout else ""
+        parts.append(f"{kind}, r={work.lora_rank} on {targets}{dropout}" + (", bf16 autocast" if work.autocast else ""))
     parts.append(OPTIMIZER_NAMES[work.optimizer])
     parts.append(f"micro-batch {work.batch_size} × {work.seq_len:,} tokens")
     parts.append(("eager" if work.attention == "eager" else "SDPA") + " attention")

@@ -30,6 +30,7 @@ __all__ = [
     "Term",
     "Workload",
     "activations",
+    "autocast_copies",
     "estimate",
     "korthikanti_bytes",
     "kv_cache_bytes",
@@ -580,10 +581,15 @@ class Workload:
 
     mode: Mode = "train"
     precision: Precision = "mixed"  # fp32; mixed = 16-bit weights and gradients, fp32 master; bf16 = pure 16-bit
+    # training: the forward runs under torch.autocast(dtype=torch.bfloat16) (Trainer bf16=True, accelerate
+    # mixed_precision="bf16"). With precision="fp32" and full fine-tuning that is PyTorch AMP: fp32 weights,
+    # gradients and optimizer, bf16 matmuls. With LoRA it is how the Trainer runs the adapters on any base.
+    autocast: bool = False
     optimizer: Optimizer = "adamw"
     finetune: Finetune = "full"
     lora_rank: int = 16
     lora_targets: tuple[str, ...] | None = None  # None: peft's default for the family; ("all-linear",)
+    lora_dropout: float = 0.05  # LoraConfig(lora_dropout=...): the guide's recipes use 0.05 (peft's default is 0)
     adafactor_first_moment: bool = False  # transformers' Adafactor: beta1=None (no first moment) by default
     gradient_checkpointing: bool = False
     attention: AttentionImpl = "sdpa"
@@ -597,6 +603,10 @@ class Workload:
     offload_optimizer: bool = False
     offload_params: bool = False
     device: Device = "cuda"
+    # inference: prompt tokens one prefill pass processes, the whole batch's together (vLLM's
+    # max_num_batched_tokens; transformers' generate(prefill_chunk_size=c) on a batch of b passes b x c); None: the
+    # whole prompt of every sequence in one pass
+    prefill_chunk: int | None = None
 
     def __post_init__(self) -> None:
         _choice("mode", self.mode, get_args(Mode))
@@ -610,6 +620,13 @@ class Workload:
         _choice("device", self.device, get_args(Device))
         for name in ("lora_rank", "batch_size", "seq_len", "num_gpus"):
             _positive(name, getattr(self, name))
+        _probability("lora_dropout", self.lora_dropout)
+        if not isinstance(self.autocast, bool):
+            raise ValueError(f"autocast must be True or False, got {self.autocast!r}")
+        if self.autocast and self.mode == "infer":
+            raise ValueError("autocast is modeled for training; for inference set precision (the stored dtype)")
+        if self.autocast and self.finetune == "full" and self.precision != "fp32":
+            raise ValueError("autocast with finetune='full' is AMP on fp32 weights: set precision='fp32'")
         if self.lora_targets is not None and (not isinstance(self.lora_targets, tuple) or not self.lora_targets):
             raise ValueError(f"lora_targets must be a non-empty tuple of module names, got {self.lora_targets!r}")
         if self.mode == "train":
@@ -627,6 +644,10 @@ class Workload:
             raise ValueError("offload_optimizer applies to training")
         if self.offload_optimizer and self.zero_stage == 0:
             raise ValueError("offload_optimizer needs ZeRO (stage 1-3) or FSDP: set sharding")
+        if self.prefill_chunk is not None:
+            _positive("prefill_chunk", self.prefill_chunk)
+            if self.mode == "train":
+                raise ValueError("prefill_chunk applies to inference")
 
     @property
     def zero_stage(self) -> int:
@@ -641,8 +662,13 @@ class Workload:
 
     @property
     def act_bytes(self) -> int:
-        """Bytes of an activation element: the dtype the forward computes in."""
-        return 4 if self.precision == "fp32" else 2
+        """Bytes of an activation element: the dtype the forward computes in (bf16 under autocast)."""
+        return 4 if self.precision == "fp32" and not self.autocast else 2
+
+    @property
+    def amp(self) -> bool:
+        """fp32 weights under bf16 autocast: the residual stream and the norms stay fp32, matmuls run in bf16."""
+        return self.autocast and self.precision == "fp32"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -788,24 +814,43 @@ def _lora_input_group(module: str) -> str:
 
 
 def _lora_saved(arch: Arch, w: Workload, scope: Scope, sdpa_output_saved: bool) -> float:
-    """What peft's LoRA layers save in one layer of ``scope``: the fp32 input of each A (a cast copy per module
-    in 16-bit; the input itself in fp32, once per distinct input and not at all when SDPA keeps it already) and
-    the fp32 output of each A (B's input)."""
+    """What peft's LoRA layers save in one layer of ``scope``. peft casts a module's input to the adapters' fp32
+    (``_cast_input_dtype``), applies the module's own dropout, then A and B. Without autocast A keeps its fp32
+    input (a cast copy per module on a 16-bit base; on an fp32 base the input itself, once per distinct input and
+    not at all when SDPA keeps it already) and B the fp32 output of A. Under bf16 autocast A casts its input back
+    to bf16 and keeps that copy (one per module: autocast caches only weights) and B keeps A's bf16 output.
+    Dropout (lora_dropout > 0) keeps its mask per module (bool on CUDA, fp32 on CPU) and its output is A's input,
+    so inputs are never shared."""
     tokens = w.batch_size * w.seq_len
+    mask = 1 if w.device == "cuda" else 4  # the dropout's input is the fp32 cast (see activations())
     inputs: dict[str, int] = {}
     total = 0.0
     for t in lora_tensors(arch, w.lora_rank, w.lora_targets):
         if t.scope not in (scope, "layer") or not t.module.endswith(".lora_A"):
             continue
         rank, fan_in = t.shape
+        if w.lora_dropout > 0:
+            total += mask * tokens * fan_in
+        if w.autocast:
+            total += 2 * tokens * rank + 2 * tokens * fan_in
+            continue
         total += 4 * tokens * rank
-        if w.act_bytes != 4:
+        if w.act_bytes != 4 or w.lora_dropout > 0:
             total += 4 * tokens * fan_in
         else:
             inputs[_lora_input_group(t.module.removesuffix(".lora_A"))] = fan_in
     if sdpa_output_saved:
         inputs.pop("attn_out", None)
     return total + sum(4 * tokens * fan_in for fan_in in inputs.values())
+
+
+def _first_layer_lora_a(arch: Arch, w: Workload) -> list[ParamTensor]:
+    """The LoRA A matrices on the first layer's attention input (q/k/v, GPT-2's c_attn), one per module."""
+    return [
+        t
+        for t in lora_tensors(arch, w.lora_rank, w.lora_targets)
+        if t.module.endswith(".lora_A") and _lora_input_group(t.module.removesuffix(".lora_A")) == "attn_in"
+    ]
 
 
 def activations(arch: Arch, w: Workload) -> Activations:
@@ -819,19 +864,42 @@ def activations(arch: Arch, w: Workload) -> Activations:
     b, s = w.batch_size, w.seq_len
     tokens = b * s
     h, nh = arch.hidden_size, arch.num_heads
-    mask = 1 if w.device == "cuda" else d  # dropout mask: bool from CUDA's native_dropout, input dtype on CPU
+    # The residual stream: in the compute dtype, except under AMP (fp32 weights, bf16 autocast), where the
+    # embedding, the norms and the residual adds stay fp32 and only the matmuls' outputs are bf16.
+    r = 4 if w.amp else d
+    # dropout mask: bool from CUDA's native_dropout, the input's dtype on CPU (torch's _dropout_impl keeps a
+    # noise tensor like its input); the dropouts after attention and MLP see the 16-bit matmul outputs
+    mask = 1 if w.device == "cuda" else d
     a = ACT_SAVED[arch.hidden_act]
     frozen = w.finetune != "full"
+    # CUDA autocast runs layer_norm and softmax in fp32 whatever the input dtype (both on its float32 list, see
+    # PyTorch's autocast op reference; CPU autocast leaves them in the input's dtype); under AMP the input is fp32.
+    fp32_ops = w.amp or (w.autocast and w.device == "cuda")
+    fp32_layernorm = fp32_ops and arch.norm == "layernorm"
 
     # A norm: what its input side saves, and the outputs a trained weight needs. RMSNorm (Llama): the fp32 copy
     # of its input and 1/rms per token (fp32); then the normalised value cast back (the norm weight's gradient)
     # and the weighted output (the next matmul's). LayerNorm: input, mean and 1/std per token (fp32 on CUDA,
-    # the input dtype on CPU); then the output.
+    # the input dtype on CPU); then the output. Under AMP the normalised value and the output stay fp32 and each
+    # matmul reading the output keeps its own bf16 cast (autocast caches casts of weights, not of activations):
+    # ``consumers`` counts those matmuls.
     if arch.norm == "rmsnorm":
-        norm_in, norm_out = 4 * tokens * h + 4 * tokens, 2 * d * tokens * h
+        norm_in = 4 * tokens * h + 4 * tokens
+    elif fp32_layernorm:
+        norm_in = 4 * tokens * h + 2 * tokens * 4
     else:
-        norm_in, norm_out = d * tokens * h + 2 * tokens * (4 if w.device == "cuda" else d), d * tokens * h
-    norm = norm_in + (0 if frozen else norm_out)
+        norm_in = d * tokens * h + 2 * tokens * (4 if w.device == "cuda" else d)
+
+    def norm(consumers: int) -> float:
+        if frozen:
+            return norm_in
+        if w.autocast:  # full fine-tuning under autocast is AMP (fp32 weights)
+            return norm_in + (4 * tokens * h if arch.norm == "rmsnorm" else 0) + consumers * 2 * tokens * h
+        return norm_in + (2 * d * tokens * h if arch.norm == "rmsnorm" else d * tokens * h)
+
+    attn_consumers = 1 if arch.model_type == "gpt2" else 3  # c_attn; q, k and v
+    mlp_consumers = 2 if arch.mlp == "gated" else 1  # gate and up; fc
+    moe_consumers = 1 + (3 if arch.shared_expert_intermediate_size else 0)  # the router; the shared expert's
 
     # Attention. SDPA/flash (no padding mask, so GQA runs at KV-head width): q after rotary, k after rotary, v
     # (GPT-2: the fused qkv output), the output (also o_proj's input) and the fp32 log-sum-exp per query and
@@ -842,7 +910,7 @@ def activations(arch: Arch, w: Workload) -> Activations:
     out = tokens * arch.q_dim * d
     scores_stored = w.attention == "eager" or (w.device == "cpu" and arch.attention_dropout > 0)
     if scores_stored:
-        if w.attention == "eager" and arch.eager_softmax_fp32:
+        if w.attention == "eager" and (arch.eager_softmax_fp32 or fp32_ops):
             score_bytes = 4 + (d if d != 4 else 0)
         else:
             score_bytes = d
@@ -860,7 +928,8 @@ def activations(arch: Arch, w: Workload) -> Activations:
     # down_proj). Plain (GPT-2): the activation's saved tensors and its output (c_proj's input).
     kept_output = 0 if frozen else 1
     dense_units = (a + 2 + kept_output) if arch.mlp == "gated" else (a + kept_output)
-    per_dense: float = 2 * norm + attention + dense_units * tokens * arch.intermediate_size * d + dropout
+    mlp = dense_units * tokens * arch.intermediate_size * d
+    per_dense: float = norm(attn_consumers) + norm(mlp_consumers) + attention + mlp + dropout
     if frozen:
         per_dense += _lora_saved(arch, w, "dense", not scores_stored)
 
@@ -873,8 +942,11 @@ def activations(arch: Arch, w: Workload) -> Activations:
         # when renormalised the sum and the top-k values (fp32).
         rows = tokens * arch.experts_per_token
         ie, e, k = arch.moe_intermediate_size, arch.num_experts, arch.experts_per_token
-        weight = 4 if arch.model_type == "mixtral" else d  # Qwen2-MoE casts the routing weights back to its dtype
-        row = (h + (2 + a) * ie + (0 if frozen else h + ie)) * d + weight + 24
+        # Under AMP the experts compute in fp32 (their weights' dtype: grouped_mm is no autocast op on CPU, where
+        # this is measured; not checked on CUDA).
+        de = 4 if w.amp else d
+        weight = 4 if arch.model_type == "mixtral" else d  # Qwen2-MoE casts the routing weights to the router's
+        row = (h + (2 + a) * ie + (0 if frozen else h + ie)) * de + weight + 24
         experts = rows * row + 4 * e
         router = tokens * (4 * e + 8 * k + ((4 + 4 * k) if arch.moe_norm_topk else 0))
         shared = 0
@@ -882,7 +954,7 @@ def activations(arch: Arch, w: Workload) -> Activations:
             # A gated MLP always on, and its sigmoid gate: the gate output and the expert output it scales.
             units = a + 2 + kept_output
             shared = units * tokens * arch.shared_expert_intermediate_size * d + tokens * h * d + tokens * d
-        per_moe = 2 * norm + attention + experts + router + shared + dropout
+        per_moe = norm(attn_consumers) + norm(moe_consumers) + attention + experts + router + shared + dropout
         if frozen:
             per_moe += _lora_saved(arch, w, "moe", not scores_stored)
 
@@ -891,26 +963,31 @@ def activations(arch: Arch, w: Workload) -> Activations:
     if w.gradient_checkpointing:
         # transformers checkpoints every decoder layer (torch.utils.checkpoint, non-reentrant): each keeps its
         # input; the backward rebuilds one layer at a time.
-        layers = arch.num_layers * tokens * h * d
+        layers = arch.num_layers * tokens * h * r
         recompute = max(per_dense if arch.num_dense_layers else 0, per_moe)
     else:
         layers = arch.num_dense_layers * per_dense + arch.num_moe_layers * per_moe
         recompute = 0.0
         if frozen:
-            layers -= norm_in  # the first layer's input comes from the frozen embedding: its norm saves nothing
+            # The first layer's input comes from the frozen embedding without a gradient: its norm saves
+            # nothing, and neither do the LoRA dropouts on its attention input (a mask only serves that gradient).
+            layers -= norm_in
+            if w.lora_dropout > 0:
+                mask_bytes = 1 if w.device == "cuda" else 4
+                layers -= sum(mask_bytes * tokens * t.shape[1] for t in _first_layer_lora_a(arch, w))
 
     # Token ids (int64, for the embedding's gradient; a frozen embedding keeps none), the final norm (with
     # lm_head's input when lm_head trains), positions: GPT-2's position ids (1, s) or rotary cos and sin
     # (1, s, head_dim) shared by all layers.
-    extras = (0 if frozen else 8 * tokens) + norm
+    extras = (0 if frozen else 8 * tokens) + norm(1)
     if arch.max_position_embeddings:
         extras += 0 if frozen else 8 * s
     else:
-        extras += 2 * s * arch.head_dim * d
+        extras += 2 * s * arch.head_dim * r  # in the residual stream's dtype (the rotary module casts to it)
     if arch.embedding_dropout > 0:
-        extras += tokens * h * mask
+        extras += tokens * h * (1 if w.device == "cuda" else r)
     if w.gradient_checkpointing and scores_stored:
-        extras += b * s * s * d  # the additive causal mask (b, 1, s, s), an input every checkpointed layer keeps
+        extras += b * s * s * r  # the additive causal mask (b, 1, s, s), an input every checkpointed layer keeps
     # Logits (b, s, vocab) in the compute dtype, returned by the forward; the loss upcasts them to fp32
     # (transformers' ForCausalLMLoss) and cross-entropy saves the fp32 log-softmax; the int64 labels and a scalar.
     logits_output = tokens * arch.vocab_size * d
@@ -1016,6 +1093,7 @@ TERM_NAMES = (
     "master_weights",
     "optimizer_states",
     "gathered_params",
+    "autocast_copies",
     "activations",
     "logits",
     "kv_cache",
@@ -1109,11 +1187,56 @@ def _train(arch: Arch, w: Workload) -> Estimate:
         Term("master_weights", gpu["master_weights"], host["master_weights"], "fp32 copy under mixed precision"),
         Term("optimizer_states", gpu["optimizer_states"], host["optimizer_states"], "optimizer_state_bytes()"),
         Term("gathered_params", gathered, 0.0, "ZeRO-3 working set: 4 bytes x largest module (DeepSpeed)"),
+        Term("autocast_copies", autocast_copies(arch, w), 0.0, "autocast_copies(): bf16 casts of fp32 weights"),
         Term("activations", act_gpu, 0.0, "activations(): saved tensors of the transformers implementation"),
         Term("logits", act.logits, 0.0, "logits + fp32 log-softmax for the loss"),
         Term("kv_cache", 0.0, 0.0, "no KV cache in training (use_cache=False)"),
     )
     return Estimate(arch, w, terms, params, n_train, act, tuple(notes))
+
+
+def autocast_copies(arch: Arch, w: Workload) -> float:
+    """The bf16 copies bf16 autocast makes of fp32 weights, alive from the forward until the backward has used
+    them: every matmul keeps its bf16 weight for the input's gradient. A trainable fp32 weight is cast once per
+    forward (autocast's weight cache: fp32 leaf tensors that require grad); a frozen fp32 weight (LoRA on an fp32
+    base) is cast at each use, once per forward too. Counted: the nn.Linear weights of the decoder layers, the
+    MoE routers and the LM head (the input embedding when tied; an embedding lookup is no autocast op), and
+    LoRA's fp32 A and B. MoE expert tensors are not nn.Linear weights and are not cast (measured on CPU). Not
+    sharded: a layer's copies are of its gathered weights. With gradient checkpointing the layers' copies are
+    dropped with their other saved tensors and one layer's are made again when it is recomputed.
+    2 bytes per counted parameter; 0 without autocast, and a 16-bit or quantized base gives none."""
+    if not w.autocast:
+        return 0.0
+    per_layer = {"layer": 0, "dense": 0, "moe": 0}
+    once = 0
+    if w.amp:
+        for t in arch.tensors():
+            if t.linear is not None or t.kind == "router":
+                per_layer[t.scope] += t.numel
+            elif t.module == "lm_head" or (arch.tie_embeddings and t.kind == "embedding"):
+                once += t.numel
+    if w.finetune != "full":
+        for t in lora_tensors(arch, w.lora_rank, w.lora_targets):
+            per_layer[t.scope] += t.numel
+    if w.finetune != "full" and not w.gradient_checkpointing:
+        # The first layer's attention input has no gradient (it comes from the frozen embedding): its matmuls
+        # keep no weight for it, so those casts die with the forward (the frozen q/k/v and their A matrices).
+        once -= sum(t.numel for t in _first_layer_lora_a(arch, w))
+        if w.amp:
+            once -= sum(
+                t.numel for t in arch.tensors() if t.linear is not None and _lora_input_group(t.module) == "attn_in"
+            )
+    if w.gradient_checkpointing:
+        dense = per_layer["dense"] if arch.num_dense_layers else 0
+        moe = per_layer["moe"] if arch.num_moe_layers else 0
+        layers = per_layer["layer"] + max(dense, moe)
+    else:
+        layers = (
+            per_layer["layer"] * arch.num_layers
+            + per_layer["dense"] * arch.num_dense_layers
+            + per_layer["moe"] * arch.num_moe_layers
+        )
+    return 2.0 * (layers + once)
 
 
 def _infer(arch: Arch, w: Workload) -> Estimate:
@@ -1125,15 +1248,17 @@ def _infer(arch: Arch, w: Workload) -> Estimate:
     kv = kv_cache_bytes(arch, b, s, kv_bytes)
     # generate() computes the last position's logits only (logits_to_keep=1) and copies them to fp32.
     logits = b * arch.vocab_size * (d + 4)
-    # Prefill working set of one layer under no_grad (not measured: an estimate from the forward code): the
-    # residual stream and the norm output, q/k/v and the attention output, or the MLP's gate, up and product;
-    # eager attention also materialises fp32 scores and their 16-bit copy.
-    tokens = b * s
+    # Prefill working set of one layer under no_grad (an estimate from the forward code): the residual stream and
+    # the norm output, q/k/v and the attention output, or the MLP's gate, up and product; eager attention also
+    # materialises fp32 scores and their 16-bit copy. A pass holds `tokens` prompt tokens: all of them, or one chunk
+    # (chunked prefill); each of its queries attends to at most s cached keys, so eager scores are heads x tokens x s
+    # (b x heads x s x s for the whole prompt), while SDPA and flash attention keep none.
+    tokens = b * s if w.prefill_chunk is None else min(w.prefill_chunk, b * s)
     h = arch.hidden_size
     inter = max(arch.intermediate_size, arch.moe_intermediate_size * arch.experts_per_token)
     attn = tokens * (2 * arch.q_dim + 2 * arch.kv_dim) * d
     if w.attention == "eager":
-        attn += b * arch.num_heads * s * s * (4 + (d if d != 4 else 0))
+        attn += arch.num_heads * tokens * s * (4 + (d if d != 4 else 0))
     working = 2 * tokens * h * d + max(attn, 3 * tokens * inter * d)
     notes = ["inference activations are an estimate of one layer's prefill working set, not a measurement"]
     host_weights = 0.0
@@ -1148,7 +1273,8 @@ def _infer(arch: Arch, w: Workload) -> Estimate:
         Term("master_weights", 0.0, 0.0, "none at inference"),
         Term("optimizer_states", 0.0, 0.0, "none at inference"),
         Term("gathered_params", 0.0, 0.0, "no sharding at inference"),
-        Term("activations", working, 0.0, "estimate: one layer's prefill working set"),
+        Term("autocast_copies", 0.0, 0.0, "no autocast at inference"),
+        Term("activations", working, 0.0, f"estimate: one layer's prefill working set, {tokens} tokens a pass"),
         Term("logits", logits, 0.0, "last-position logits and their fp32 copy in generate()"),
         Term("kv_cache", kv / n, 0.0, "2 x layers x kv_heads x head_dim x bytes x tokens x batch"),
     )

@@ -94,9 +94,11 @@ CONFIGS = {**budgets.PRESETS, **EXTRA_CONFIGS}
 CHOICES: dict[str, list[Any]] = {
     "mode": ["train", "infer"],
     "precision": ["fp32", "mixed", "bf16"],
+    "autocast": [False, True],  # with full fine-tuning only on fp32 weights (AMP); the others are errors
     "optimizer": ["adamw", "adamw_8bit", "paged_adamw_8bit", "adafactor", "sgd", "sgd_momentum"],
     "finetune": ["full", "lora", "qlora"],
     "lora_rank": [8, 16, 64],
+    "lora_dropout": [0.0, 0.05, 0.1],
     "lora_targets": [None, ["all-linear"], ["q_proj", "k_proj", "v_proj", "o_proj"], ["down_proj"], ["c_attn"]],
     "adafactor_first_moment": [False, True],
     "gradient_checkpointing": [False, True],
@@ -111,6 +113,7 @@ CHOICES: dict[str, list[Any]] = {
     "offload_optimizer": [False, True],
     "offload_params": [False, True],
     "device": ["cuda", "cpu"],
+    "prefill_chunk": [None, 1, 512, 8192],  # inference only: a chunk above batch x seq_len is the whole prompt
 }
 assert set(CHOICES) == {f.name for f in fields(Workload)}, "every workload field is varied"
 
@@ -128,6 +131,19 @@ def grid() -> list[tuple[str, dict[str, Any]]]:
         )
         cases.append(
             (name, {**base, "sharding": "zero3", "num_gpus": 8, "offload_optimizer": True, "offload_params": True})
+        )
+    # the recipes' settings under bf16 autocast: AMP full fine-tuning, LoRA with and without dropout on a bf16 or
+    # fp32 base, QLoRA; each checkpointed or not, on GPU and CPU (where dropout masks and norms differ)
+    autocast = [
+        {"precision": "fp32"},
+        {"precision": "bf16", "finetune": "lora", "lora_targets": ["all-linear"]},
+        {"precision": "bf16", "finetune": "lora", "lora_dropout": 0.0},
+        {"precision": "fp32", "finetune": "lora", "lora_targets": ["all-linear"], "attention": "eager"},
+        {"precision": "bf16", "finetune": "qlora", "lora_targets": ["all-linear"], "optimizer": "paged_adamw_8bit"},
+    ]
+    for name, setup, ckpt, device in itertools.product(CONFIGS, autocast, [False, True], ["cuda", "cpu"]):
+        cases.append(
+            (name, {"mode": "train", "autocast": True, **setup, "gradient_checkpointing": ckpt, "device": device})
         )
     rng = random.Random(12)
     for _ in range(600):
