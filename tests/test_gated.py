@@ -35,19 +35,21 @@ def render(body: str, page: str = "performance/train/gpu_one.md", gated: GatedMo
 
 
 NOTE = (
-    "*`org/Model-8B` is gated: [get access](../../index.md#gated-models), "
-    "or run this code with the open `open/Other-7B` in its place.*"
+    "`org/Model-8B` is gated: [get access](../../index.md#gated-models), "
+    "or run this code with the open `open/Other-7B` in its place."
 )
+CLASS = "{: .perfdocs-gated }"
 
 
 def test_a_block_naming_a_gated_id_gets_the_line_under_it() -> None:
     text = render('```python\nmodel = load("org/Model-8B")\n```\n\nAfter.\n')
-    assert text.split("\n")[2:8] == ["```python", 'model = load("org/Model-8B")', "```", "", NOTE, ""]
+    assert text.split("\n")[2:9] == ["```python", 'model = load("org/Model-8B")', "```", "", NOTE, CLASS, ""]
 
 
 def test_the_line_stays_in_the_list_item_and_the_tab_of_its_block() -> None:
     listed = render('1. Step:\n\n   ```python\n   load("org/Model-8B")\n   ```\n2. Next.\n')
-    assert "    " + NOTE in listed.split("\n")
+    lines = listed.split("\n")
+    assert lines[lines.index("    " + NOTE) + 1] == "    " + CLASS
     tabbed = render(
         '<hfoptions id="api">\n<hfoption id="Trainer">\n\n```py\nload("org/Model-8B")\n```\n\n'
         "</hfoption>\n</hfoptions>\n"
@@ -67,8 +69,8 @@ def test_whole_ids_only_and_each_once_in_order() -> None:
     ]
     two = render("```bash\nserve org/Model-8B-Chat --draft org/Model-8B\n```\n")
     assert (
-        "*`org/Model-8B-Chat` and `org/Model-8B` are gated: [get access](../../index.md#gated-models), "
-        "or run this code with the open `open/C-7B` and `open/Other-7B` in their place.*"
+        "`org/Model-8B-Chat` and `org/Model-8B` are gated: [get access](../../index.md#gated-models), "
+        "or run this code with the open `open/C-7B` and `open/Other-7B` in their place.\n" + CLASS
     ) in two
 
 
@@ -240,3 +242,19 @@ def test_the_recipe_runs_with_the_open_models(block: Block, tmp_path: Path, monk
         assert "Qwen2ForCausalLM" in {type(t.model).__name__ for t in recorder.models}
     if trains(block.code):
         assert training_problems(blocks, recorder) == []
+
+
+def test_the_line_is_a_small_paragraph_the_sanitiser_keeps() -> None:
+    import markdown
+    from perfdocs.sanitize import clean_page
+    from selectolax.lexbor import LexborHTMLParser
+
+    text = render('```python\nload("org/Model-8B")\n```\n')
+    html = markdown.markdown(text, extensions=["attr_list", "pymdownx.superfences"])
+    cleaned, findings = clean_page(html)
+    assert findings == []
+    notes = LexborHTMLParser(cleaned).css("p.perfdocs-gated")
+    assert [n.text() for n in notes] == [
+        "org/Model-8B is gated: get access, or run this code with the open open/Other-7B in its place."
+    ]
+    assert "perfdocs-gated" in (ROOT / "docs" / "assets" / "perfdocs.css").read_text(encoding="utf-8")

@@ -1062,8 +1062,8 @@ class _Converter:
             return self._closed_at_end(region, f"code block opened with {marker}", "unclosed-fence", marker, True)
         if block.kind in ("fence", "code_block"):
             code = _code(region, block.kind == "fence")
-            note = self.site.gated.note(block.tokens[0].content, self.site.page) if self.site else None
-            return [*code, Out("", region[-1].src), Out(note, region[-1].src)] if note else code
+            note = self.site.gated.note(block.tokens[0].content, self.site.page) if self.site else []
+            return [*code, *(Out(line, region[-1].src) for line in ["", *note] if note)]
         if block.kind in ("blockquote", "bullet_list", "ordered_list"):
             deep = _too_deep(block)
             if deep is not None:

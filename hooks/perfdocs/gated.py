@@ -25,6 +25,7 @@ from .diagnostics import Diagnostic, Location
 from .redirects import setting_lines, shown
 
 SETTING = "extra.perfdocs.gated_models"
+NOTE_CLASS = "perfdocs-gated"  # docs/assets/perfdocs.css sets the line small and close to its code block
 # A Hub repository id: owner/name, letters, digits, '-', '_' and '.' (huggingface_hub's validate_repo_id).
 REPO_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
 MAX_REPO_ID = 96
@@ -47,18 +48,19 @@ class GatedModels:
                 found.append((start, gated, alternative))
         return [(gated, alternative) for _, gated, alternative in sorted(found)]
 
-    def note(self, code: str, page: str) -> str | None:
-        """The line under a code block of ``page`` (docs-relative) that names gated ids, or None."""
+    def note(self, code: str, page: str) -> list[str]:
+        """The paragraph under a code block of ``page`` (docs-relative) that names gated ids (its line and
+        attr_list's class line), or nothing."""
         named = self.named_in(code)
         if not named or not self.access:
-            return None
+            return []
         target, _, section = self.access.partition("#")
         link = posixpath.relpath(target, posixpath.dirname(page) or ".") + (f"#{section}" if section else "")
         gated = " and ".join(f"`{g}`" for g, _ in named)
         alternatives = " and ".join(f"`{a}`" for _, a in named)
         verb, place = ("is", "its") if len(named) == 1 else ("are", "their")
         instead = f"run this code with the open {alternatives} in {place} place"
-        return f"*{gated} {verb} gated: [get access]({link}), or {instead}.*"
+        return [f"{gated} {verb} gated: [get access]({link}), or {instead}.", f"{{: .{NOTE_CLASS} }}"]
 
 
 def _whole(code: str, repo_id: str) -> int | None:
