@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 
-from .badges import tested_with_badge
+from .badges import recipes_on_page, tested_with_badge
 from .budgets import estimator_html
 from .text import split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
@@ -91,15 +91,20 @@ def generated_components(
     """Lines for the build-generated components that ``text`` uses.
 
     A badge whose pins cannot be read is left out, so the page reports ``<TestedWith/>`` as not generated
-    (``badges.recipe_pins`` names the bad entry).
+    (``badges.recipe_pins`` names the bad entry); so is one for a page with a malformed recipe marker (the recipe
+    tests name it). The badge counts the page's blocks, those of its theory snippets included.
     """
     generated: dict[str, list[str]] = {}
     if "<TechniqueMatrix" in text:
         snippets = [s for s in (library.get(n)[0] for n in library.names()) if s is not None]
         generated["TechniqueMatrix"] = technique_matrix(snippets, scenario_pages, docs_path)
     if "<TestedWith" in text:
-        badge, problems = tested_with_badge(library.root)
-        if badge and not problems:
+        front = split_front_matter(text.replace("\r\n", "\n"))  # the CLI passes the file, the build the body
+        scenario = front.data.get("scenario", scenario_pages.get(docs_path, (None, []))[0])
+        expansion = expand(front.body, docs_path, library, scenario if isinstance(scenario, str) else None)
+        recipes = recipes_on_page(expansion.text, docs_path)
+        badge, problems = tested_with_badge(library.root, recipes)
+        if badge and not problems and recipes is not None:
             generated["TestedWith"] = badge
     if "<MemoryEstimator" in text:  # the calculator, with the memory model's presets (budgets.py)
         generated["MemoryEstimator"] = estimator_html()
