@@ -2,8 +2,8 @@
 
 ``convert(text, source_map, root)`` returns the converted text, a source map of the output (one
 Location per output line), the diagnostics found, and every link and explicit id with its place. It
-never logs and never raises on bad input; the only thing it reads besides its arguments is the file a
-``<literalinclude>`` names.
+never logs and never raises on bad input; the only things it reads besides its arguments are the file a
+``<literalinclude>`` names and the results file of a ``<Measured>`` (``bench/results/``).
 
 The structure comes from CommonMark (``perfdocs.markdown``): a text is read as a sequence of
 top-level blocks; blockquotes and list items are containers whose content is converted as a text of
@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 from markdown_it.token import Token
 
-from . import budgets, docbuilder, mathtex
+from . import budgets, docbuilder, mathtex, measured
 from . import markdown as md
 from .apirefs import (
     ApiIndex,
@@ -98,10 +98,12 @@ COMPONENTS: dict[str, dict[str, str]] = {
     "TestedWith": {},
     "MemoryBudget": budgets.ATTRIBUTES,
     "MemoryEstimator": {},
+    "Measured": measured.ATTRIBUTES,
 }
-VOID = {"Youtube", "PipelineTag", "TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator"}
-# filled by the build from data no single page holds (MemoryBudget: from the memory model, in budgets.py)
-GENERATED = {"TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator"}
+VOID = {"Youtube", "PipelineTag", "TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator", "Measured"}
+# filled by the build from data no single page holds (MemoryBudget: from the memory model, in budgets.py;
+# Measured: from a benchmark's results in bench/results/, in measured.py)
+GENERATED = {"TechniqueMatrix", "TestedWith", "MemoryBudget", "MemoryEstimator", "Measured"}
 PARENTS = {
     "hfoption": "hfoptions",
     "pt": "frameworkcontent",
@@ -1362,8 +1364,12 @@ class _Converter:
     def _render_generated(self, node: Node, lines: list[Line]) -> list[Out]:
         line = lines[node.line]
         content = self.generated.get(node.name)
-        if node.name == "MemoryBudget":  # one table per tag, from its attributes
-            content, problems = budgets.render_budget(node.attrs, self._calculator())
+        if node.name in ("MemoryBudget", "Measured"):  # one table per tag, from its attributes
+            content, problems = (
+                budgets.render_budget(node.attrs, self._calculator())
+                if node.name == "MemoryBudget"
+                else measured.render_measured(node.attrs, self.root)
+            )
             for problem in problems:
                 self.error(line, node.col - 1 - line.col0, problem.message, "bad-attribute", problem.hint)
             if problems:
