@@ -175,3 +175,13 @@ def test_the_counts_follow_the_recipe_tests() -> None:
     )
     assert coverage(PageRecipes()) == ""
     assert badges.tested_with([("torch", "2.14.1")]) == ["**Tested with** `torch 2.14.1`."]  # no page: no claim about one
+
+
+def test_a_script_is_said_to_run_under_its_own_test_and_is_no_gpu_recipe() -> None:
+    page = (
+        "# P\n\n## Bench\n\n<!-- recipe: script: tests/test_bench.py -->\n```python\nprint(1)\n```\n\n"
+        "<!-- recipe: script: tests/test_bench.py -->\n```python\nprint(2)\n```\n"
+    )
+    recipes = page_recipes(blocks_of(page, "p.md"))
+    assert recipes == PageRecipes(scripts=("tests/test_bench.py",))
+    assert coverage(recipes) == "On this page: the script runs in CI under `tests/test_bench.py`."

@@ -62,6 +62,12 @@ def test_python_recipe(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert unresolved_names(blocks) == [], f"{block.id}: reads names nobody defines"
     if block.kind == "fragment":
         return
+    if block.kind == "script":  # its own test runs it, with a command line and whatever it talks to
+        test = ROOT / block.reason
+        assert test.is_file() and block.path in test.read_text(encoding="utf-8"), (
+            f"{block.id}: the script marker names {block.reason}, which must be a test that reads {block.path}"
+        )
+        return
     if needs_gpu(blocks):
         _defer(needs_gpu(blocks))
     if needs_own_environment(blocks):
@@ -183,8 +189,12 @@ def test_a_marker_not_directly_above_the_fence_does_not_apply() -> None:
     [
         (
             "<!-- recipe: gpus: x -->",
-            "p.md:1: unknown recipe marker '<!-- recipe: gpus: x -->': use gpu: <reason>, fragment, continues"
-            " or separate-env: <reason>",
+            "p.md:1: unknown recipe marker '<!-- recipe: gpus: x -->': use gpu: <reason>, fragment, script: <test file>,"
+            " continues or separate-env: <reason>",
+        ),
+        (
+            "<!-- recipe: script -->",
+            "p.md:1: a script marker needs a reason: <!-- recipe: script: <why> -->",
         ),
         ("<!-- recipe: gpu -->", "p.md:1: a gpu marker needs a reason: <!-- recipe: gpu: <why> -->"),
         (
@@ -225,7 +235,7 @@ def test_a_name_read_before_the_block_binds_it_is_free() -> None:
 
 def test_the_guide_has_every_kind_of_recipe() -> None:
     kinds = {b.kind for b in PY}
-    assert kinds == {"run", "gpu", "fragment", "continues", "separate-env"}
+    assert kinds == {"run", "gpu", "fragment", "script", "continues", "separate-env"}
     assert len(SH) >= 10 and len(CFG) >= 4
 
 

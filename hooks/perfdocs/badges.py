@@ -69,6 +69,7 @@ class PageRecipes:
     separate: int = 0  # Python recipes that need their own environment: compiled only
     separate_sections: tuple[tuple[str, str], ...] = ()  # (heading, id) of the sections that hold them
     fragments: int = 0  # compiled only
+    scripts: tuple[str, ...] = ()  # the tests that run the page's scripts (<!-- recipe: script: tests/... -->)
     shell: int = 0  # checked, not run
     configs: int = 0  # validated with the launchers' config classes
 
@@ -78,9 +79,12 @@ def page_recipes(blocks: Sequence[Block]) -> PageRecipes:
     run = gpu = separate = fragments = 0
     sections: dict[tuple[str, str], None] = {}
     python = [b for b in blocks if b.lang in PYTHON]
+    scripts = tuple(dict.fromkeys(b.reason for b in python if b.kind == "script"))
     for block in python:
         if block.kind == "fragment":
             fragments += 1
+            continue
+        if block.kind == "script":
             continue
         blocks_to_run = chain(block, list(blocks))
         if needs_gpu(blocks_to_run):
@@ -96,6 +100,7 @@ def page_recipes(blocks: Sequence[Block]) -> PageRecipes:
         separate,
         tuple(sections),
         fragments,
+        scripts,
         sum(b.lang in SHELL for b in blocks),
         sum(b.lang in CONFIG for b in blocks),
     )
@@ -149,6 +154,9 @@ def coverage(recipes: PageRecipes) -> str:
         parts.append(f"{number} {noun}{single if number == 1 else several}{rest}")
     if recipes.fragments:
         parts.append(_count(recipes.fragments, "fragment is", "fragments are") + " compiled and name-checked")
+    if recipes.scripts:
+        tests = " and ".join(f"`{test}`" for test in recipes.scripts)
+        parts.append(f"the {'script runs' if len(recipes.scripts) == 1 else 'scripts run'} in CI under {tests}")
     if recipes.shell:
         parts.append(
             _count(recipes.shell, "shell block is", "shell blocks are")

@@ -8,6 +8,9 @@ A marker is an HTML comment on the line directly above a block's opening fence:
 - no marker: the block runs on CPU in CI (the default);
 - ``<!-- recipe: gpu: <reason> -->``: needs a GPU; bench/recipes_gpu.py runs it, the test suite defers it;
 - ``<!-- recipe: fragment -->``: a line or two inside prose; it must compile and its names must resolve;
+- ``<!-- recipe: script: tests/test_x.py -->``: a program with its own entry point and command line (it runs
+  against a server, with arguments); it must compile and its names must resolve here, and the named test, which
+  must exist and name the page, runs it;
 - ``<!-- recipe: continues -->``: runs after the previous Python block of the same file, in its namespace
   (a setup block, then one block per tab: each tab continues from the setup, not from the other tabs);
   ``<!-- recipe: continues, gpu: <reason> -->`` continues and needs a GPU;
@@ -29,8 +32,8 @@ from pathlib import Path
 from .markdown import parse
 from .text import parse_heading, split_front_matter
 
-KINDS = ("run", "gpu", "fragment", "continues", "separate-env")
-WITH_REASON = ("gpu", "separate-env")
+KINDS = ("run", "gpu", "fragment", "script", "continues", "separate-env")
+WITH_REASON = ("gpu", "script", "separate-env")
 PYTHON = frozenset({"python", "py"})
 SHELL = frozenset({"bash", "sh", "shell", "console"})
 CONFIG = frozenset({"json", "yaml", "yml"})
@@ -45,7 +48,7 @@ class Block:
     line: int  # 1-based line of the opening fence
     lang: str
     kind: str
-    reason: str  # why it needs a GPU ("gpu" and "continues, gpu" markers); "" otherwise
+    reason: str  # why it needs a GPU ("gpu", "continues, gpu"), its environment, or the test that runs it
     code: str
     tab: str  # the hfoption the block sits in ("" outside tabs)
     section: str = ""  # the text of the ``##`` heading the block is under ("" before the first)
@@ -74,8 +77,8 @@ def parse_marker(comment: str, where: str) -> tuple[str, str]:
     kind, reason = kind.strip(), reason.strip()
     if kind not in KINDS or kind == "run":
         raise MarkerError(
-            f"{where}: unknown recipe marker {comment.strip()!r}: use gpu: <reason>, fragment, continues"
-            " or separate-env: <reason>"
+            f"{where}: unknown recipe marker {comment.strip()!r}: use gpu: <reason>, fragment, script: <test file>,"
+            " continues or separate-env: <reason>"
         )
     if kind in WITH_REASON and not reason:
         raise MarkerError(f"{where}: a {kind} marker needs a reason: <!-- recipe: {kind}: <why> -->")
@@ -86,7 +89,7 @@ def parse_marker(comment: str, where: str) -> tuple[str, str]:
 
 def needs_gpu(blocks: list[Block]) -> str:
     """The GPU reason of the last block in ``blocks`` that needs one ("" when none does)."""
-    return next((b.reason for b in reversed(blocks) if b.reason and b.kind != "separate-env"), "")
+    return next((b.reason for b in reversed(blocks) if b.reason and b.kind not in ("separate-env", "script")), "")
 
 
 def needs_own_environment(blocks: list[Block]) -> str:
