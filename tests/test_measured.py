@@ -252,3 +252,15 @@ def test_every_measured_table_on_the_pages_renders_from_committed_data() -> None
         converted = convert(body, SourceMap.identity(page.name, body.count("\n") + 1), ROOT)
         assert [str(d) for d in converted.diagnostics if "Measured" in d.message] == []
         assert "| Change from the baseline |" in converted.text
+
+
+def test_mkdocs_serve_watches_the_results_a_page_shows() -> None:
+    import os
+
+    from perfdocs.build import BuildState
+    from perfdocs.project import Project
+
+    state = BuildState()
+    state.project = Project.load(Path(__file__).resolve().parents[1] / "mkdocs.yml")
+    assert os.fspath(state.project.root / "bench" / "results") in state.watch_paths()
+    assert os.fspath(state.project.redirects_file) in state.watch_paths()

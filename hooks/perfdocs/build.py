@@ -37,6 +37,7 @@ from .linkcheck import (
     to_diagnostics,
 )
 from .matrix import generated_components
+from .measured import RESULTS
 from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
 from .project import Project, scenario_index
@@ -502,11 +503,13 @@ class BuildState:
                 path.write_text(html, encoding="utf-8")
 
     def watch_paths(self) -> list[str]:
-        """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml, when the project has one (a
-        path that does not exist stops the watcher, and the server with it)."""
-        if self.project is None or not self.project.redirects_file.is_file():
+        """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages
+        show with <Measured/> (bench/results/), where the project has them (a path that does not exist stops the
+        watcher, and the server with it)."""
+        if self.project is None:
             return []
-        return [os.fspath(self.project.redirects_file)]
+        paths = [self.project.redirects_file, self.project.root / RESULTS]
+        return [os.fspath(path) for path in paths if path.exists()]
 
 
 @dataclass
