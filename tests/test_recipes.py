@@ -344,6 +344,21 @@ def test_the_tiny_decoder_tokenizer_behaves_like_mistrals() -> None:
     assert ids[0] == tok.bos_token_id and tok.eos_token_id not in ids  # BOS prepended, no EOS appended
 
 
+def test_the_stand_in_loader_applies_the_tokenizer_settings_a_recipe_passes() -> None:
+    pytest.importorskip("transformers")
+    from transformers import AutoTokenizer
+
+    from .recipes.tiny import patched_hub
+
+    with patched_hub():
+        left = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B-Instruct", padding_side="left")
+        default = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")
+    left.pad_token = left.eos_token
+    batch = left(["the model", "the model learns to stop"], padding=True)["input_ids"]
+    assert batch[0][0] == left.pad_token_id and batch[0][-1] != left.pad_token_id  # padded on the left
+    assert default.padding_side == "right"
+
+
 # --- the tested-with badge -----------------------------------------------------------------------------
 
 

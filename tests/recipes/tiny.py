@@ -134,6 +134,10 @@ def _trained_tokenizer(style: str) -> Any:
     return tok
 
 
+# from_pretrained keyword arguments that configure the tokenizer a recipe gets (left padding for batched generation)
+TOKENIZER_SETTINGS = frozenset({"padding_side", "truncation_side", "model_max_length", "pad_token", "eos_token"})
+
+
 def tiny_tokenizer(style: str = "decoder") -> Any:
     """A fresh PreTrainedTokenizerFast over the trained vocabulary (fresh: recipes set pad_token on it)."""
     from transformers import PreTrainedTokenizerFast
@@ -243,7 +247,10 @@ def patched_hub(on_model: Callable[[Any], None] | None = None) -> Iterator[None]
             return real["auto_tokenizer"](name, *args, **kwargs)
         if name not in MODELS:
             raise unknown_model(str(name))
-        return tiny_tokenizer(MODELS[name][1])
+        made = tiny_tokenizer(MODELS[name][1])
+        for key in TOKENIZER_SETTINGS & kwargs.keys():  # as the real loader hands them to the tokenizer
+            setattr(made, key, kwargs[key])
+        return made
 
     def tokenizer_cls(cls: Any, name: Any, *args: Any, **kwargs: Any) -> Any:
         if _is_local(name):
