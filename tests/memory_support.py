@@ -130,6 +130,9 @@ class Saved:
     # of ``saved``: the casts of parameters (autocast's bf16 weight copies): a parameter's values, or their
     # transpose (as a matmul keeps them), in another dtype
     copies: int = 0
+    # what leaving the autocast region frees: the bf16 weight copies autocast's cache kept and no matmul saved
+    # (with gradient checkpointing, every layer's; without it, the casts whose matmuls needed no weight)
+    cache: int = 0
 
 
 def saved_for_backward(model: Any, batch: int, seq: int, checkpointing: bool = False, autocast: bool = False) -> Saved:
@@ -164,12 +167,25 @@ def saved_for_backward(model: Any, batch: int, seq: int, checkpointing: bool = F
     torch.manual_seed(1)
     ids = torch.randint(3, model.config.vocab_size, (batch, seq))
     model.train()
-    with (
-        torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast),
-        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t),
-    ):
-        out = model(input_ids=ids, labels=ids, use_cache=False)
-    return Saved(sum(seen.values()), out.logits.untyped_storage().nbytes(), sum(seen[p] for p in copies))
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        with (
+            torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast),
+            torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t),
+        ):
+            out = model(input_ids=ids, labels=ids, use_cache=False)
+            with record_function("perfdocs.forward_done"):
+                pass
+        with record_function("perfdocs.autocast_left"):
+            pass
+    events = prof.events()
+    done, left = (
+        next(e.time_range.start for e in events if e.name == m)
+        for m in ("perfdocs.forward_done", "perfdocs.autocast_left")
+    )
+    freed = -sum(e.cpu_memory_usage for e in events if e.name == "[memory]" and done <= e.time_range.start < left)
+    return Saved(sum(seen.values()), out.logits.untyped_storage().nbytes(), sum(seen[p] for p in copies), freed)
 
 
 @contextlib.contextmanager

@@ -308,15 +308,6 @@ AMP_CASES = [(name, "sdpa", False) for name in TRAIN_ARCHS] + [
 ]
 
 
-def one_layer_copies(arch: Arch, w: Workload) -> float:
-    """What autocast_copies() counts for the layer a checkpointed backward recomputes: made after the forward,
-    so the saved-tensor hooks of the forward never see them."""
-    once = 2 * sum(
-        t.numel for t in arch.tensors() if t.module == "lm_head" or (arch.tie_embeddings and t.kind == "embedding")
-    )
-    return autocast_copies(arch, w) - (once if w.amp else 0)
-
-
 @pytest.mark.parametrize(("name", "attn", "ckpt"), AMP_CASES)
 def test_amp_activations_and_weight_copies_equal_the_saved_tensors(name: str, attn: str, ckpt: bool) -> None:
     measured = ms.saved_for_backward(ms.build(name, torch.float32, attn), 2, 64, checkpointing=ckpt, autocast=True)
@@ -332,17 +323,18 @@ def test_amp_activations_and_weight_copies_equal_the_saved_tensors(name: str, at
     )
     act, copies = activations(arch, w), autocast_copies(arch, w)
     assert act.logits_output == measured.logits  # bf16 logits
+    # every linear weight of the layers, the routers and lm_head, once, in bf16: 2 bytes per parameter of them;
+    # with checkpointing the forward saves only lm_head's, and autocast's cache holds the rest until it returns
+    assert copies == measured.copies + measured.cache
     if ckpt:
-        # the checkpointed layers' copies are made again in the backward, one layer at a time; only lm_head's
-        # is saved by the forward
-        assert copies - measured.copies == one_layer_copies(arch, w)
+        assert measured.cache > 0
         assert act.saved - (measured.saved - measured.copies) == closure_only_bytes(arch, w)
         return
-    # every linear weight of the layers, the routers and lm_head, once, in bf16: 2 bytes per parameter of them
-    assert copies == measured.copies
+    biases = sum(t.numel * t.count for t in arch.tensors() if t.kind == "bias")
+    assert measured.cache == 2 * biases  # without checkpointing only the biases' casts are kept by no matmul
     linear = sum(t.numel * t.count for t in arch.tensors() if t.linear is not None or t.kind == "router")
     head = arch.vocab_size * arch.hidden_size
-    assert copies == 2 * (linear + head)
+    assert copies == 2 * (linear + head + biases)
     assert act.saved == measured.saved - measured.copies
     # the copies are a real share of a full fine-tune's step: weights + grads + AdamW = 16 bytes/param
     assert estimate(arch, w).term("autocast_copies").gpu == copies
@@ -389,9 +381,10 @@ def test_lora_dropout_and_autocast_activations_equal_the_saved_tensors(
     )
     act, copies = activations(arch, w), autocast_copies(arch, w)
     assert act.logits_output == measured.logits
-    # bf16 casts of the fp32 adapters (and, on an fp32 base, of the frozen linears), except the first layer's
-    # q/k/v and their A matrices: that input has no gradient, so those matmuls keep no weight
-    assert copies == measured.copies
+    # bf16 casts of the fp32 adapters (and, on an fp32 base, of the frozen linears), except the first layer's frozen
+    # q/k/v: that input has no gradient, so those matmuls keep no weight; their A matrices' casts stay in autocast's
+    # cache until the forward returns
+    assert copies == measured.copies + measured.cache
     if attn == "eager" and targets == ("q_proj", "v_proj"):
         # as in test_lora_activations_equal_the_saved_tensors: the first layer's q @ k^T keeps only k
         assert act.saved - (measured.saved - measured.copies) == 2 * 64 * arch.q_dim * w.act_bytes
@@ -836,3 +829,31 @@ def test_fp8_kv_cache_equals_transformers_fp8_quantized_cache() -> None:
     assert estimate(arch, work).term("kv_cache").gpu == measured
     bf16 = Workload(mode="infer", precision="bf16", batch_size=2, seq_len=prompt + new - 1)
     assert estimate(arch, bf16).term("kv_cache").gpu == 2 * measured
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp32"])
+def test_checkpointed_lora_under_autocast_keeps_the_adapters_casts_until_the_forward_returns(precision: str) -> None:
+    from peft import get_peft_model
+
+    dtype = torch.float32 if precision == "fp32" else torch.bfloat16
+    model = get_peft_model(ms.build("llama-medium", dtype), lora_config("llama-medium", "all-linear", 0.05))
+    measured = ms.saved_for_backward(model.base_model.model, 2, 64, checkpointing=True, autocast=True)
+    arch = ms.arch("llama-medium")
+    w = Workload(
+        precision=precision,  # type: ignore[arg-type]
+        finetune="lora",
+        lora_rank=8,
+        lora_targets=("all-linear",),
+        autocast=True,
+        batch_size=2,
+        seq_len=64,
+        gradient_checkpointing=True,
+        device="cpu",
+    )
+    adapters = sum(t.numel * t.count for t in lora_tensors(arch, 8, ("all-linear",)))
+    assert measured.cache == 2 * adapters  # every layer's A and B casts, freed only when autocast ends
+    # an fp32 base's frozen linears are cast at each use: with checkpointing, one layer's at a time (the layer the
+    # backward recomputes), which no forward measure sees; its lm_head's cast is kept by the forward
+    one_layer = sum(t.numel for t in arch.tensors() if t.linear is not None and t.scope != "model")
+    expected_extra = 2 * one_layer if precision == "fp32" else 0
+    assert autocast_copies(arch, w) - (measured.copies + measured.cache) == expected_extra

@@ -475,32 +475,31 @@
 
   function autocastCopies(arch, w) { // memory.autocast_copies
     if (!w.autocast) return 0;
-    var perLayer = { layer: 0, dense: 0, moe: 0 }, once = 0;
+    var cached = { layer: 0, dense: 0, moe: 0 }, recast = { layer: 0, dense: 0, moe: 0 }, once = 0;
     if (w.amp) {
+      var layerCasts = w.finetune === "full" ? cached : recast;
       arch.tensors.forEach(function (t) {
-        if (t.linear !== null || t.kind === "router") perLayer[t.scope] += prod(t.shape);
+        if (t.linear !== null || t.kind === "router") layerCasts[t.scope] += prod(t.shape);
         else if (t.module === "lm_head" || (arch.tie_embeddings && t.kind === "embedding")) once += prod(t.shape);
+        else if (t.kind === "bias" && w.finetune === "full") cached[t.scope] += prod(t.shape);
       });
     }
     if (w.finetune !== "full") {
-      loraTensors(arch, w.lora_rank, w.lora_targets).forEach(function (t) { perLayer[t.scope] += prod(t.shape); });
+      loraTensors(arch, w.lora_rank, w.lora_targets).forEach(function (t) { cached[t.scope] += prod(t.shape); });
     }
-    if (w.finetune !== "full" && !w.gradient_checkpointing) {
-      once -= sum(firstLayerLoraA(arch, w).map(function (t) { return prod(t.shape); }));
-      if (w.amp) {
-        once -= sum(arch.tensors.filter(function (t) {
-          return t.linear !== null && loraInputGroup(t.module) === "attn_in";
-        }).map(function (t) { return prod(t.shape); }));
-      }
+    function allLayers(per) {
+      return per.layer * arch.num_layers + per.dense * arch.num_dense_layers + per.moe * arch.num_moe_layers;
     }
-    var layers;
     if (w.gradient_checkpointing) {
-      var dense = arch.num_dense_layers ? perLayer.dense : 0, moe = arch.num_moe_layers ? perLayer.moe : 0;
-      layers = perLayer.layer + Math.max(dense, moe);
-    } else {
-      layers = perLayer.layer * arch.num_layers + perLayer.dense * arch.num_dense_layers + perLayer.moe * arch.num_moe_layers;
+      var dense = arch.num_dense_layers ? recast.dense : 0, moe = arch.num_moe_layers ? recast.moe : 0;
+      return 2 * (allLayers(cached) + recast.layer + Math.max(dense, moe) + once);
     }
-    return 2 * (layers + once);
+    if (w.finetune !== "full" && w.amp) {
+      once -= sum(arch.tensors.filter(function (t) {
+        return t.linear !== null && loraInputGroup(t.module) === "attn_in";
+      }).map(function (t) { return prod(t.shape); }));
+    }
+    return 2 * (allLayers(cached) + allLayers(recast) + once);
   }
 
   function weightsBytes(arch, w, quant) {

@@ -1198,45 +1198,48 @@ def _train(arch: Arch, w: Workload) -> Estimate:
 def autocast_copies(arch: Arch, w: Workload) -> float:
     """The bf16 copies bf16 autocast makes of fp32 weights, alive from the forward until the backward has used
     them: every matmul keeps its bf16 weight for the input's gradient. A trainable fp32 weight is cast once per
-    forward (autocast's weight cache: fp32 leaf tensors that require grad); a frozen fp32 weight (LoRA on an fp32
-    base) is cast at each use, once per forward too. Counted: the nn.Linear weights of the decoder layers, the
-    MoE routers and the LM head (the input embedding when tied; an embedding lookup is no autocast op), and
-    LoRA's fp32 A and B. MoE expert tensors are not nn.Linear weights and are not cast (measured on CPU). Not
-    sharded: a layer's copies are of its gathered weights. With gradient checkpointing the layers' copies are
-    dropped with their other saved tensors and one layer's are made again when it is recomputed.
+    forward and kept in autocast's weight cache (fp32 leaf tensors that require grad) until the autocast region
+    ends, when the forward returns; a frozen fp32 weight (LoRA on an fp32 base) is cast at each use and lives only
+    as long as a matmul keeps it. Counted: the nn.Linear weights of the decoder layers, the MoE routers and the LM
+    head (the input embedding when tied; an embedding lookup is no autocast op), the trainable biases of those
+    linears (cached, kept by no matmul), and LoRA's fp32 A and B. MoE
+    expert tensors are not nn.Linear weights and are not cast (measured on CPU). Not sharded: a layer's copies are
+    of its gathered weights. Gradient checkpointing does not free the cached copies during the forward (measured:
+    leaving autocast frees them all), so with it every layer's cached copies still count, the frozen weights'
+    copies of the one layer the backward recomputes at a time, and the LM head's, which its matmul keeps.
     2 bytes per counted parameter; 0 without autocast, and a 16-bit or quantized base gives none."""
     if not w.autocast:
         return 0.0
-    per_layer = {"layer": 0, "dense": 0, "moe": 0}
+    cached = {"layer": 0, "dense": 0, "moe": 0}  # casts of trainable fp32 weights: autocast's cache holds them
+    recast = {"layer": 0, "dense": 0, "moe": 0}  # casts of frozen fp32 weights: held by the matmuls that keep them
     once = 0
     if w.amp:
+        layer_casts = cached if w.finetune == "full" else recast
         for t in arch.tensors():
             if t.linear is not None or t.kind == "router":
-                per_layer[t.scope] += t.numel
+                layer_casts[t.scope] += t.numel
             elif t.module == "lm_head" or (arch.tie_embeddings and t.kind == "embedding"):
                 once += t.numel
+            elif t.kind == "bias" and w.finetune == "full":
+                cached[t.scope] += t.numel  # cast for the matmul, kept by nothing: its gradient needs no input
     if w.finetune != "full":
         for t in lora_tensors(arch, w.lora_rank, w.lora_targets):
-            per_layer[t.scope] += t.numel
-    if w.finetune != "full" and not w.gradient_checkpointing:
-        # The first layer's attention input has no gradient (it comes from the frozen embedding): its matmuls
-        # keep no weight for it, so those casts die with the forward (the frozen q/k/v and their A matrices).
-        once -= sum(t.numel for t in _first_layer_lora_a(arch, w))
-        if w.amp:
-            once -= sum(
-                t.numel for t in arch.tensors() if t.linear is not None and _lora_input_group(t.module) == "attn_in"
-            )
+            cached[t.scope] += t.numel
+
+    def all_layers(per: dict[str, int]) -> int:
+        return per["layer"] * arch.num_layers + per["dense"] * arch.num_dense_layers + per["moe"] * arch.num_moe_layers
+
     if w.gradient_checkpointing:
-        dense = per_layer["dense"] if arch.num_dense_layers else 0
-        moe = per_layer["moe"] if arch.num_moe_layers else 0
-        layers = per_layer["layer"] + max(dense, moe)
-    else:
-        layers = (
-            per_layer["layer"] * arch.num_layers
-            + per_layer["dense"] * arch.num_dense_layers
-            + per_layer["moe"] * arch.num_moe_layers
+        dense = recast["dense"] if arch.num_dense_layers else 0
+        moe = recast["moe"] if arch.num_moe_layers else 0
+        return 2.0 * (all_layers(cached) + recast["layer"] + max(dense, moe) + once)
+    if w.finetune != "full" and w.amp:
+        # The first layer's attention input has no gradient (it comes from the frozen embedding): its matmuls keep
+        # no weight for it, so the casts of its frozen q/k/v die at once (their A matrices' stay in the cache).
+        once -= sum(
+            t.numel for t in arch.tensors() if t.linear is not None and _lora_input_group(t.module) == "attn_in"
         )
-    return 2.0 * (layers + once)
+    return 2.0 * (all_layers(cached) + all_layers(recast) + once)
 
 
 def _infer(arch: Arch, w: Workload) -> Estimate:
