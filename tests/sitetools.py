@@ -42,7 +42,7 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "pyproject.toml", ".gitignore", "docs", "hooks", "overrides")
+PROJECT_FILES = ("mkdocs.yml", "redirects.yml", "pyproject.toml", ".gitignore", "docs", "hooks", "overrides", "bench/results")
 # Where mkdocs.yml takes the site's and the repository's address from (README, "Deploying").
 DEPLOY_VARS = ("SITE_URL", "REPO_URL", "REPO_NAME", "EDIT_URI", "GITHUB_REPOSITORY")
 # A deployment for the tests that check what a deployed site links to (.test is reserved: RFC 6761).
