@@ -190,7 +190,7 @@ CPU_CHAINS = [
     b
     for b in BLOCKS
     if b.lang in PYTHON
-    and b.kind != "fragment"
+    and b.kind not in ("fragment", "script")
     and any(SITE_GATED.named_in(c.code) for c in chain(b, BLOCKS))
     and not needs_gpu(chain(b, BLOCKS))
     and not needs_own_environment(chain(b, BLOCKS))
