@@ -264,3 +264,13 @@ def test_mkdocs_serve_watches_the_results_a_page_shows() -> None:
     state.project = Project.load(Path(__file__).resolve().parents[1] / "mkdocs.yml")
     assert os.fspath(state.project.root / "bench" / "results") in state.watch_paths()
     assert os.fspath(state.project.redirects_file) in state.watch_paths()
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "busy"),
+    [(0.1, 9.9, False), (0.1, 16.5, True), (8.5, 1.0, True), (7.9, 15.9, False)],
+)
+def test_the_benchmarks_own_threads_are_not_other_work(before: float, after: float, busy: bool) -> None:
+    # 16 logical CPUs, 8 physical cores: the benchmark's own 8 threads raise the load after the run by about 8
+    machine = {**DATA["machine"], "load_average_before": before, "load_average_after": after}
+    assert ("Other work shared the machine" in measured._busy(machine)) is busy

@@ -138,11 +138,15 @@ def _millions(count: int) -> str:
 
 
 def _busy(machine: Mapping[str, Any]) -> str:
-    """A sentence when other work ran on the machine (a load average above half its logical CPUs), else ""."""
+    """A sentence when other work ran on the machine, else "": a load average above half its logical CPUs before
+    the run, or after it once the benchmark's own threads (one per physical core) are taken off."""
     cpus = machine.get("logical_cpus")
     loads = [machine.get("load_average_before"), machine.get("load_average_after")]
     numbers = [float(load) for load in loads if isinstance(load, int | float)]
-    if not isinstance(cpus, int) or len(numbers) != 2 or max(numbers) <= cpus / 2:
+    if not isinstance(cpus, int) or len(numbers) != 2:
+        return ""
+    own = machine.get("physical_cores") if isinstance(machine.get("physical_cores"), int) else cpus
+    if max(numbers[0], numbers[1] - own) <= cpus / 2:
         return ""
     return (
         f"Other work shared the machine (load average {numbers[0]:g} before the run and {numbers[1]:g} after, on "
