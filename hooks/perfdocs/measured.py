@@ -145,7 +145,8 @@ def _busy(machine: Mapping[str, Any]) -> str:
     numbers = [float(load) for load in loads if isinstance(load, int | float)]
     if not isinstance(cpus, int) or len(numbers) != 2:
         return ""
-    own = machine.get("physical_cores") if isinstance(machine.get("physical_cores"), int) else cpus
+    cores = machine.get("physical_cores")
+    own: int = cores if isinstance(cores, int) else cpus
     if max(numbers[0], numbers[1] - own) <= cpus / 2:
         return ""
     return (
