@@ -34,7 +34,7 @@ from mkdocs.utils.yaml import yaml_load  # noqa: E402
 from perfdocs.apirefs import ApiConfig, build_index  # noqa: E402
 
 API_PAGES = Path("performance") / "api"
-COPIED = ("docs", "hooks", "overrides", "redirects.yml", "pyproject.toml")
+COPIED = ("docs", "hooks", "overrides", "redirects.yml", "pyproject.toml", "bench/results")
 
 
 def make_copy(dest: Path, with_api: bool) -> Path:
