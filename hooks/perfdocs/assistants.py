@@ -205,11 +205,13 @@ def write_files(
     dest_of: Mapping[str, str],
     taken: set[str],
     config_path: str,
+    copies: dict[str, tuple[tuple[str, str], str]] | None = None,
 ) -> tuple[dict[str, str], list[Diagnostic]]:
     """Writes each page's Markdown into ``site``; the site path written for each docs page, and the problems.
 
     ``pages``: docs path -> (Markdown, its source map, its links); ``taken``: site paths written by someone
-    else (MkDocs' files, redirect pages), never overwritten."""
+    else (MkDocs' files, redirect pages), never overwritten. ``copies`` keeps each page's result by its Markdown
+    and where it is served, for the next call with the same site's pages (an incremental rebuild)."""
     served = {**dest_of, **{src: markdown_url(url) for src, url in page_urls.items()}}
     written: dict[str, str] = {}
     problems = []
@@ -224,9 +226,16 @@ def write_files(
                 )
             )
             continue
+        known = copies.get(src) if copies is not None else None
+        if known is not None and known[0] == (text, rel):
+            copy = known[1]
+        else:
+            copy = page_markdown(text, source_map, links, src, served)
+            if copies is not None:
+                copies[src] = ((text, rel), copy)
         dest = site / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(page_markdown(text, source_map, links, src, served), encoding="utf-8")
+        dest.write_text(copy, encoding="utf-8")
         written[src] = rel
     return written, problems
 

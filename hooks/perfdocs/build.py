@@ -36,7 +36,7 @@ from .linkcheck import (
     page_ids,
     to_diagnostics,
 )
-from .matrix import generated_components
+from .matrix import generated_components, scan_scenario_pages
 from .measured import RESULTS
 from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
@@ -112,6 +112,13 @@ class BuildState:
     page_errors: dict[str, list[Diagnostic]] = field(default_factory=dict)  # dest file -> what its box lists
     errors: int = 0
     site_nav: Any = None  # MkDocs' nav, for /llms.txt
+    # dest file -> the page as the theme printed it (before its "Build error" box), and the box it got
+    outputs: dict[str, str] = field(default_factory=dict)
+    boxes: dict[str, str] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)  # dest files the theme wrote in this (re)build
+    themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
+    nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
+    assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
     redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
     # -- helpers -----------------------------------------------------------------------
@@ -186,7 +193,6 @@ class BuildState:
             if problem:  # MkDocs would stop with a traceback; the build goes on without the page instead
                 self.report([problem])
                 files.remove(file)
-        pages = {f.src_uri for f in files.documentation_pages()}
         assert self.library is not None
         self.scenario_pages = scenario_index(
             [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()],
@@ -197,23 +203,27 @@ class BuildState:
         self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
         self.calculators = calculator_pages({f.src_uri: self.sources[f.src_uri] for f in files.documentation_pages()})
         self.api = self._api_index(files)
-        assert self.project is not None
-        path = self.project.redirects_file
-        if path.is_file():
-            self.redirects, problems = load_redirects(
-                path.read_bytes(), self.display(path), pages, self.project.redirect_hosts
-            )
-            site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
-            site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
-            problems += site_file_clashes(self.redirects, site_files, self.display(path))
-            self.report(problems)
-            self.redirects_complete = not any(d.code == "bad-redirects" for d in problems)
-            targets = [*self.redirects.pages.values()] + [
-                t for m in self.redirects.anchors.values() for t in m.values()
-            ]
-            self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
+        self.load_redirects(files)
         self.prerender(files)
         return files
+
+    def load_redirects(self, files: Any) -> None:
+        """redirects.yml, checked against the site's pages and files (also again alone, when only it changed)."""
+        assert self.project is not None
+        path = self.project.redirects_file
+        if not path.is_file():
+            return
+        pages = {f.src_uri for f in files.documentation_pages()}
+        self.redirects, problems = load_redirects(
+            path.read_bytes(), self.display(path), pages, self.project.redirect_hosts
+        )
+        site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
+        site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
+        problems += site_file_clashes(self.redirects, site_files, self.display(path))
+        self.report(problems)
+        self.redirects_complete = not any(d.code == "bad-redirects" for d in problems)
+        targets = [*self.redirects.pages.values()] + [t for m in self.redirects.anchors.values() for t in m.values()]
+        self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
 
     def _api_index(self, files: Any) -> ApiIndex | None:
         """Every [[autodoc]] entry of the site, registered before any page is converted (links need them all)."""
@@ -399,10 +409,69 @@ class BuildState:
         """After every plugin's on_env, before any template runs: each page's title and description kept as the
         text they are (redirect pages, llms.txt), and escaped on the page objects the theme prints. Material
         prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
-        page and in the nav and footer of its neighbours, so every page is escaped before any is rendered."""
+        page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
+        Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
         for file in files.documentation_pages():
-            if file.page is not None:
+            if file.page is not None and file.src_uri not in self.themed:
+                self.nav_titles[file.src_uri] = vars(file.page).get("title")
                 self.page_titles[file.src_uri], self.page_descriptions[file.src_uri] = theme_text(file.page)
+                self.themed.add(file.src_uri)
+
+    def begin_rebuild(self, snippets: set[str]) -> None:
+        """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that
+        changed are read again."""
+        self.reported = set()
+        self.errors = 0
+        self.written = set()
+        assert self.library is not None
+        self.library.forget(snippets)
+
+    def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
+        """The technique matrix's index of pages, updated for the pages in ``changed`` (docs paths) as they are
+        now: whether it changed. None when the pages that show the calculator changed (every budget table links
+        the first): that needs the full build."""
+        assert self.library is not None
+        pages = list(files.documentation_pages())
+        if calculator_pages({f.src_uri: self.sources[f.src_uri] for f in pages}) != self.calculators:
+            return None
+        if not self.scenario_pages:  # no page shows the matrix (project.scenario_index)
+            return False
+        rescanned = scan_scenario_pages(
+            [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in pages if f.src_uri in changed],
+            self.library,
+        )
+        index = {src: entry for src, entry in self.scenario_pages.items() if src not in changed} | rescanned
+        index = {f.src_uri: index[f.src_uri] for f in pages if f.src_uri in index}
+        if index == self.scenario_pages:
+            return False
+        self.scenario_pages = index
+        return True
+
+    def forget(self, page: Any) -> None:
+        """Drop what this build kept of ``page``, before it is rendered again (an incremental rebuild, serve.py),
+        and give it back the title the nav set (env() replaced it with its escaped text)."""
+        src, dest = page.file.src_uri, page.file.dest_uri
+        for kept, key in (
+            (self.markdown, src),
+            (self.inclusions, src),
+            (self.cleaned, src),
+            (self.prerendered, src),
+            (self.page_errors, dest),
+            (self.content_links, dest),
+            (self.outputs, dest),
+            (self.search_texts, page.url),
+        ):
+            kept.pop(key, None)
+        self.link_map.forget(dest)
+        for users in self.snippet_users.values():
+            users.discard(src)
+        if src in self.themed:
+            self.themed.discard(src)
+            title = self.nav_titles.get(src)
+            if title is None:
+                vars(page).pop("title", None)
+            else:
+                page.title = title
 
     def page_context(self, page: Any) -> None:
         """The last look at a page's content before its template prints it: a plugin that changed the content
@@ -422,14 +491,30 @@ class BuildState:
         page.content = content
 
     def post_page(self, output: str, page: Any) -> None:
-        if page.file.src_uri in self.anchor_targets:  # only redirect targets need their ids
-            content = self.content_links.get(page.file.dest_uri)
-            self.page_ids[page.file.src_uri] = content.ids if content else page_ids(output)
+        """The page as the theme printed it: show_problems puts its "Build error" box in a copy of it."""
+        self.outputs[page.file.dest_uri] = output
+        self.written.add(page.file.dest_uri)
+
+    def target_ids(self, site: Path) -> dict[str, set[str]]:
+        """The ids of each page that redirects.yml sends a fragment to: of its content where this build parsed it,
+        else of the page built in ``site`` (one ``mkdocs serve --dirty`` did not rebuild)."""
+        found = {}
+        for src in sorted(self.anchor_targets):
+            dest = self.dest_of.get(src)
+            if dest is None:
+                continue
+            content = self.content_links.get(dest)
+            if content is not None:
+                found[src] = content.ids
+            elif (site / dest).is_file():
+                found[src] = page_ids((site / dest).read_text(encoding="utf-8"))
+        return found
 
     def post_build(self, config: Any) -> None:
         assert self.project is not None
         site = Path(config.site_dir)
         path = self.display(self.project.redirects_file)
+        self.page_ids = self.target_ids(site)
         self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
         files = redirect_pages(
             self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p), self.page_ids
@@ -468,7 +553,13 @@ class BuildState:
         """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""
         pages = {src: (m.text, m.source_map, m.links) for src, m in self.markdown.items()}
         written, problems = write_files(
-            site, pages, self.page_urls, self.dest_of, taken, self.display(config.config_file_path)
+            site,
+            pages,
+            self.page_urls,
+            self.dest_of,
+            taken,
+            self.display(config.config_file_path),
+            self.assistant_copies,
         )
         self.report(problems)
         write_llms_txt(site, config, self.site_nav, written, self.page_titles, self.page_descriptions)
@@ -488,6 +579,7 @@ class BuildState:
         for problem in report.problems:
             if problem.page in self.content_links:
                 by_page.setdefault(problem.page, []).append(problem)
+        boxes = {}
         for page in sorted(set(by_page) | set(self.page_errors)):
             problems = list(self.page_errors.get(page, ()))
             if page in by_page:
@@ -495,12 +587,28 @@ class BuildState:
                 problems += to_diagnostics(
                     page_report, site, self.link_map, self.site_label(site), self.base, self.renames
                 )
-            path = site / page
-            if not problems or not path.is_file():
+            if problems:
+                boxes[page] = error_box(problems)
+        # a page the theme just wrote has no box yet; one written before keeps its box unless that changed
+        for page in sorted(set(boxes) | set(self.boxes)):
+            box = boxes.get(page)
+            if page not in self.written and box == self.boxes.get(page):
                 continue
-            html, inserted = with_error_box(path.read_text(encoding="utf-8"), error_box(problems))
-            if inserted:
-                path.write_text(html, encoding="utf-8")
+            path = site / page
+            if page in self.outputs:
+                html = self.outputs[page]
+            elif path.is_file():
+                html = path.read_text(encoding="utf-8")
+            else:
+                continue
+            if box is not None:
+                html, inserted = with_error_box(html, box)
+                if not inserted:
+                    continue
+            elif page in self.written:
+                continue
+            path.write_bytes(html.encode("utf-8", errors="xmlcharrefreplace"))
+        self.boxes = boxes
 
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages

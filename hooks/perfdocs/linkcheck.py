@@ -72,6 +72,10 @@ class LinkMap:
     def add(self, page: str, target: Target, link: SourceLink) -> None:
         self.entries.setdefault((page, _canonical(target.path), target.fragment), []).append(link)
 
+    def forget(self, page: str) -> None:
+        """Drop the links of ``page`` (it is about to be rendered again)."""
+        self.entries = {key: links for key, links in self.entries.items() if key[0] != page}
+
     def find(self, page: str, target: Target) -> list[SourceLink]:
         return self.entries.get((page, _canonical(target.path), target.fragment), [])
 

@@ -114,6 +114,11 @@ class SnippetLibrary:
             return []
         return sorted(p.stem for p in self.directory.glob("*.md"))
 
+    def forget(self, names: set[str]) -> None:
+        """Read these snippets again on their next use (they changed on disk)."""
+        for name in names:
+            self._cache.pop(name, None)
+
     def get(self, name: str) -> tuple[Snippet | None, list[Diagnostic]]:
         if name not in self._cache:
             self._cache[name] = self._load(name)
