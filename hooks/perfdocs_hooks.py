@@ -1,4 +1,5 @@
-"""MkDocs hook entry: wires build events to perfdocs.build.BuildState and does nothing else."""
+"""MkDocs hook entry: wires build events to perfdocs.build.BuildState (and, under mkdocs serve, to
+perfdocs.serve.LIVE, which makes a save re-render only what it changes) and does nothing else."""
 
 from __future__ import annotations
 
@@ -6,20 +7,28 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 from perfdocs.build import BuildState
+from perfdocs.serve import LIVE
 
 STATE = BuildState()
 
 
+def on_startup(command: str, dirty: bool, **_: Any) -> None:
+    LIVE.startup(command, dirty)
+
+
 def on_config(config: Any, **_: Any) -> None:
     STATE.start(config)
+    LIVE.started(STATE, config, [*STATE.watch_paths(), *config.watch])
 
 
 def on_files(files: Any, config: Any, **_: Any) -> Any:
-    return STATE.files(files)
+    LIVE.files = STATE.files(files)
+    return LIVE.files
 
 
 def on_nav(nav: Any, config: Any, files: Any, **_: Any) -> None:
     STATE.nav(nav, config, files)
+    LIVE.nav = nav
 
 
 def on_page_read_source(page: Any, config: Any, **_: Any) -> str | None:
@@ -37,6 +46,7 @@ def on_page_content(html: str, page: Any, **_: Any) -> str:
 @event_priority(-100)  # after every plugin's on_env (mkdocs-autorefs rewrites page content there, at -50)
 def on_env(env: Any, config: Any, files: Any, **_: Any) -> None:
     STATE.env(files)
+    LIVE.env = env
 
 
 @event_priority(-100)  # the last to see the content before the template prints it
@@ -55,3 +65,4 @@ def on_post_build(config: Any, **_: Any) -> None:
 def on_serve(server: Any, config: Any, builder: Any, **_: Any) -> None:
     for path in STATE.watch_paths():
         server.watch(path)
+    LIVE.serve(server, builder)
