@@ -44,15 +44,16 @@ def wait_for(url: str, needle: str) -> str:
     pytest.fail(f"{url} never contained {needle!r}")
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    project = copy_project(tmp_path / "project")
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """One server for the module's tests: each edits different files, and puts back what it breaks."""
+    project = copy_project(tmp_path_factory.mktemp("served") / "project")
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     proc = subprocess.Popen(
         [tool("mkdocs"), "serve", "-f", str(project / "mkdocs.yml"), "-a", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # nothing reads it: a full pipe would stop the server
         env=env,
         text=True,
     )
