@@ -28,6 +28,19 @@ def root() -> Path:
 
 
 @pytest.fixture(scope="session")
+def site_bare(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per test run as a fresh clone builds it (nothing deployed), for every test that
+    only reads it; the build logs no warning and no error."""
+    from .sitetools import build
+
+    out = tmp_path_factory.mktemp("bare")
+    result = build(ROOT, out)
+    assert result.returncode == 0, result.stderr
+    assert "ERROR" not in result.stderr and "WARNING" not in result.stderr, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
 def site_as_deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test run as it is deployed (canonical links, repository, edit links);
     PERFDOCS_BROWSER_SITE names a site built earlier, to iterate on the tests against it."""

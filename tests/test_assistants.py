@@ -22,7 +22,6 @@ from perfdocs.cli import main
 from perfdocs.diagnostics import Location, SourceMap
 
 from .conftest import ROOT
-from .sitetools import build
 
 SERVED = {
     "index.md": "index.html.md",
@@ -172,11 +171,8 @@ def test_write_files_never_overwrites_a_file_of_the_site(tmp_path: Path) -> None
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    result = build(ROOT, out)  # nothing deployed: no "Edit this explanation" links, as `perfdocs render` writes
-    assert result.returncode == 0, result.stderr
-    return out
+def site(site_bare: Path) -> Path:
+    return site_bare  # nothing deployed: no "Edit this explanation" links, as `perfdocs render` writes
 
 
 def served_path(src: str) -> str:

@@ -200,11 +200,8 @@ def with_plugin(config_text: str, redirect_maps: dict[str, str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def ours(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("ours")
-    result = build(ROOT, site)
-    assert result.returncode == 0, result.stderr
-    return site
+def ours(site_bare: Path) -> Path:
+    return site_bare
 
 
 @pytest.fixture(scope="module")

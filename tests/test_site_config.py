@@ -48,13 +48,9 @@ def built(src: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def bare(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bare(site_bare: Path) -> Path:
     """The site as a fresh clone builds it: nothing deployed."""
-    out = tmp_path_factory.mktemp("bare")
-    result = build(ROOT, out)
-    assert result.returncode == 0, result.stderr
-    assert "WARNING" not in result.stderr, result.stderr
-    return out
+    return site_bare
 
 
 @pytest.fixture(scope="module")

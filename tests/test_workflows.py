@@ -29,7 +29,7 @@ import yaml
 from perfdocs.cli import main
 
 from .conftest import ROOT
-from .sitetools import build, copy_project
+from .sitetools import copy_project
 
 WORKFLOWS = sorted([*(ROOT / ".github/workflows").glob("*.yml"), *(ROOT / ".github/workflows").glob("*.yaml")])
 DOCS = ROOT / ".github/workflows/docs.yml"
@@ -886,11 +886,8 @@ def test_the_existing_checks_still_run(docs: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    result = build(ROOT, out)
-    assert result.returncode == 0, result.stderr
-    return out
+def site(site_bare: Path) -> Path:
+    return site_bare
 
 
 @pytest.mark.slow
