@@ -30,7 +30,6 @@ from .diagnostics import Diagnostic, Location, SourceMap
 from .markdown import MD
 
 LLMS_TXT = "llms.txt"
-MAX_LINK_LINES = 12  # how far back a link's text may start from the line of its destination
 
 
 def markdown_url(page_url: str) -> str:
@@ -108,37 +107,41 @@ def page_markdown(
         wanted.setdefault((where.path, where.line), set()).add(href)
     here = posixpath.dirname(served[page])
     lines = text.split("\n")
+    found = _destinations_by_line(lines)
     for index in range(len(lines)):
         origin = source_map.at(index)
         hrefs = wanted.get((origin.path, origin.line))
         if hrefs:
-            lines[index] = _retarget_line(lines, index, hrefs, page, here, served)
+            for d in sorted(found.get(index, ()), key=lambda d: d.start, reverse=True):
+                new = retarget(d.href, page, here, served) if d.href in hrefs else None
+                if new is not None:
+                    lines[index] = lines[index][: d.start] + new + lines[index][d.end :]
     return "\n".join(lines)
 
 
-def _retarget_line(
-    lines: list[str], index: int, hrefs: set[str], page: str, here: str, served: Mapping[str, str]
-) -> str:
-    """Line ``index`` with its links in ``hrefs`` retargeted; a link's text may start on earlier lines."""
-    line = lines[index]
-    found: list[Destination] = []
-    for first in range(index, max(index - MAX_LINK_LINES, -1), -1):
-        if first < index and not lines[first].strip():
-            break
-        text = "\n".join(lines[first : index + 1])
-        offset = len(text) - len(line)
-        found = [
-            Destination(d.start - offset, d.end - offset, d.href)
-            for d in destinations(text)
-            if d.start >= offset and d.href in hrefs
-        ]
-        if {d.href for d in found} >= hrefs:
-            break
-    for d in sorted(found, key=lambda d: d.start, reverse=True):
-        new = retarget(d.href, page, here, served)
-        if new is not None:
-            line = line[: d.start] + new + line[d.end :]
-    return line
+def _destinations_by_line(lines: list[str]) -> dict[int, list[Destination]]:
+    """Each line's link destinations (columns in that line), read a run of non-blank lines at a time: a link's
+    text may start on an earlier line, and a code span over several lines holds no link. A destination never
+    holds a line break."""
+    by_line: dict[int, list[Destination]] = {}
+    first = 0
+    while first < len(lines):
+        if not lines[first].strip():
+            first += 1
+            continue
+        last = first
+        while last + 1 < len(lines) and lines[last + 1].strip():
+            last += 1
+        starts = [0]
+        for line in lines[first:last]:
+            starts.append(starts[-1] + len(line) + 1)
+        at = 0
+        for d in destinations("\n".join(lines[first : last + 1])):  # in document order
+            while at + 1 < len(starts) and starts[at + 1] <= d.start:
+                at += 1
+            by_line.setdefault(first + at, []).append(Destination(d.start - starts[at], d.end - starts[at], d.href))
+        first = last + 1
+    return by_line
 
 
 @dataclass(frozen=True)
