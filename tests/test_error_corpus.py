@@ -39,6 +39,23 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
         {"docs/index.md": PAGE.format(body="<Tip>\nnever closed")},
         ["docs/index.md:6:1: error: <Tip> opened here is never closed [unclosed-component] (add </Tip>)"],
     ),
+    "recipe markers: without recipe:, with a typo, and in a snippet no page shows": (
+        {
+            "docs/index.md": PAGE.format(
+                body="<!-- gpu: needs a GPU -->\n```py\nx = 1\n```\n\n<!-- recipe: gpuu: fast -->\n```py\ny = 2\n```"
+            ),
+            **dict([snippet("orphan", "<!-- recipe: fragment: why -->\n```py\nz = 3\n```")]),
+        },
+        [
+            "docs/index.md:6:1: error: '<!-- gpu: needs a GPU -->' is not a recipe marker: without 'recipe:' the "
+            "block below runs on CPU in CI [bad-recipe-marker] (write <!-- recipe: gpu: needs a GPU -->)",
+            "docs/index.md:11:1: error: unknown recipe marker '<!-- recipe: gpuu: fast -->': use gpu: <reason>, "
+            "fragment, script: <test file>, continues or separate-env: <reason> [bad-recipe-marker] "
+            "(README, 'Recipes: every code block runs')",
+            "docs/performance/_theory/orphan.md:6:1: error: the fragment marker takes no reason: "
+            "'<!-- recipe: fragment: why -->' [bad-recipe-marker] (README, 'Recipes: every code block runs')",
+        ],
+    ),
     "mismatched component": (
         {"docs/index.md": PAGE.format(body='<hfoptions id="a">\n<hfoption id="x">\ntext\n</hfoptions>')},
         [

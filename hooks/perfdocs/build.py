@@ -41,6 +41,7 @@ from .measured import RESULTS
 from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body
 from .project import Project, scenario_index
+from .recipes import marker_problems
 from .redirects import (
     NETLIFY_FILE,
     RedirectMap,
@@ -154,6 +155,7 @@ class BuildState:
         self.project = project = Project.from_config(config)
         self.report([*project.embed_hosts.problems, *project.gated_models.problems])
         self.library = SnippetLibrary(project.theory_dir, project.root)
+        self.check_snippets(self.library.names())
         quiet_link_validation(config)
         self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
         without_repository(config)
@@ -425,6 +427,16 @@ class BuildState:
         self.written = set()
         assert self.library is not None
         self.library.forget(snippets)
+        self.check_snippets(sorted(snippets))
+
+    def check_snippets(self, names: list[str]) -> None:
+        """What every snippet is checked for once, whichever pages show it (and whether any does): its recipe
+        markers."""
+        assert self.library is not None
+        for name in names:
+            snippet, _ = self.library.get(name)
+            if snippet is not None:
+                self.report(marker_problems(snippet.body, snippet.body_first_line, snippet.path))
 
     def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
         """The technique matrix's index of pages, updated for the pages in ``changed`` (docs paths) as they are

@@ -39,7 +39,7 @@ from .apirefs import (
     reference_labels,
     twin_heading,
 )
-from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean
+from .diagnostics import Diagnostic, Level, Location, SourceMap, did_you_mean
 from .embeds import EmbedHosts, is_youtube_id, placeholder, youtube_address
 from .gated import GatedModels
 from .html import locate, parse_page
@@ -74,6 +74,8 @@ LANGUAGE_RE = re.compile(r"[\w+#.-]*")
 # A framework tab is named apart from the API tab "PyTorch" (<hfoption id="PyTorch">, a plain PyTorch loop):
 # Material links tabs by label, so one name would switch both kinds of tab set together.
 FRAMEWORK_LABELS = {"pt": "PyTorch (framework)", "tf": "TensorFlow", "jax": "JAX", "flax": "JAX"}
+# The labels the guide's tab sets share (README, "Writing a page"): a reader's pick of one is picked on every page.
+SHARED_TAB_LABELS = ("Trainer", "Accelerate", "PyTorch", "DeepSpeed", *FRAMEWORK_LABELS.values())
 ALERTS = {
     "NOTE": ("note", None),
     "TIP": ("tip", None),
@@ -240,8 +242,10 @@ class _Converter:
         self.references: frozenset[str] = frozenset()  # the page's link reference labels (API links, brackets)
 
     # -- diagnostics -------------------------------------------------------------------
-    def error(self, line: Line, offset: int, message: str, code: str, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(self.location(line, offset), message, code, hint=hint))
+    def error(
+        self, line: Line, offset: int, message: str, code: str, hint: str | None = None, level: Level = "error"
+    ) -> None:
+        self.diagnostics.append(Diagnostic(self.location(line, offset), message, code, hint=hint, level=level))
 
     def location(self, line: Line, offset: int = 0) -> Location:
         return self.smap.at(line.src, line.col0 + offset + 1)
@@ -1312,6 +1316,17 @@ class _Converter:
                     f"tab '{label}' appears twice in this <{group.name}> (first at line {seen[label]})",
                     "duplicate-tab",
                     "shown as a second tab of that name",
+                )
+            shared = next((s for s in SHARED_TAB_LABELS if s != label and s.casefold() == label.casefold()), None)
+            if shared is not None:
+                self.error(
+                    here,
+                    offset,
+                    f"tab '{label}' differs from the guide's shared label '{shared}' only in case: a reader's pick "
+                    "of one does not carry over to the other",
+                    "tab-label-case",
+                    f"write id=\"{shared}\"",
+                    level="warning",
                 )
             seen.setdefault(label, self.location(here).line)
             head = f'==={"!" if first else ""} "{label}"'

@@ -9,6 +9,7 @@ from pathlib import Path
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site, convert
 from .metadata import page_front_matter_problems
+from .recipes import marker_problems
 from .text import front_matter_key_line, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand
 
@@ -47,7 +48,8 @@ def render_body(
     )
     converted = convert(expansion.text, expansion.source_map, root, generated, site)
     duplicates = duplicate_ids(converted.ids)
-    diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates), key=sort_key)
+    markers = marker_problems(body, first_line, page_path)  # a snippet's are checked once (BuildState.check_snippets)
+    diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates + markers), key=sort_key)
     return Rendered(
         converted.text,
         converted.source_map,

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .diagnostics import Diagnostic, Location
 from .markdown import parse
 from .text import parse_heading, split_front_matter
 
@@ -38,6 +39,7 @@ PYTHON = frozenset({"python", "py"})
 SHELL = frozenset({"bash", "sh", "shell", "console"})
 CONFIG = frozenset({"json", "yaml", "yml"})
 MARKER_PREFIX = "<!-- recipe:"
+MARKERS_HELP = "README, 'Recipes: every code block runs'"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,10 @@ class Block:
 class MarkerError(ValueError):
     """A recipe marker that does not follow the convention, with its location in the message."""
 
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.message = message
+
 
 def parse_marker(comment: str, where: str) -> tuple[str, str]:
     """(kind, gpu reason) of a ``<!-- recipe: ... -->`` comment; ``continues, gpu: <reason>`` gives
@@ -70,21 +76,55 @@ def parse_marker(comment: str, where: str) -> tuple[str, str]:
     head, comma, tail = body.partition(",")
     if comma and head.strip() == "continues":
         if not tail.strip().startswith("gpu"):
-            raise MarkerError(f"{where}: only a gpu marker can follow 'continues,': {comment.strip()!r}")
+            raise MarkerError(where, f"only a gpu marker can follow 'continues,': {comment.strip()!r}")
         _, reason = parse_marker(f"{MARKER_PREFIX} {tail.strip()} -->", where)
         return "continues", reason
     kind, _, reason = body.partition(":")
     kind, reason = kind.strip(), reason.strip()
     if kind not in KINDS or kind == "run":
         raise MarkerError(
-            f"{where}: unknown recipe marker {comment.strip()!r}: use gpu: <reason>, fragment, script: <test file>,"
-            " continues or separate-env: <reason>"
+            where,
+            f"unknown recipe marker {comment.strip()!r}: use gpu: <reason>, fragment, script: <test file>,"
+            " continues or separate-env: <reason>",
         )
     if kind in WITH_REASON and not reason:
-        raise MarkerError(f"{where}: a {kind} marker needs a reason: <!-- recipe: {kind}: <why> -->")
+        raise MarkerError(where, f"a {kind} marker needs a reason: <!-- recipe: {kind}: <why> -->")
     if kind not in WITH_REASON and reason:
-        raise MarkerError(f"{where}: the {kind} marker takes no reason: {comment.strip()!r}")
+        raise MarkerError(where, f"the {kind} marker takes no reason: {comment.strip()!r}")
     return kind, reason
+
+
+def marker_problems(body: str, first_line: int, display: str) -> list[Diagnostic]:
+    """What the build reports of the recipe markers of a page or snippet whose ``body`` starts at line
+    ``first_line`` of the file ``display``: each marker that does not follow the convention, and each comment
+    directly above a fence that names a recipe kind without the ``recipe:`` that makes it a marker (the block
+    would run on CPU, or not at all, where the author meant otherwise)."""
+    tokens = parse(body)
+    fences = {token.map[0] for token in tokens if token.type == "fence" and token.map}
+    problems = []
+    for token in tokens:
+        if token.type != "html_block" or token.map is None or not token.content.lstrip().startswith("<!--"):
+            continue
+        comment, line = token.content.strip(), first_line + token.map[0]
+        where = Location(display, line)
+        if comment.startswith(MARKER_PREFIX):
+            try:
+                parse_marker(comment, str(where))
+            except MarkerError as exc:
+                problems.append(Diagnostic(where, exc.message, "bad-recipe-marker", hint=MARKERS_HELP))
+            continue
+        said = comment.removeprefix("<!--").removesuffix("-->").strip()
+        word = said.split(":", 1)[0].split(",", 1)[0].strip()
+        if token.map[1] in fences and word in KINDS[1:]:
+            problems.append(
+                Diagnostic(
+                    where,
+                    f"{comment!r} is not a recipe marker: without 'recipe:' the block below runs on CPU in CI",
+                    "bad-recipe-marker",
+                    hint=f"write <!-- recipe: {said} -->",
+                )
+            )
+    return problems
 
 
 def needs_gpu(blocks: list[Block]) -> str:
@@ -157,7 +197,7 @@ def chain(block: Block, blocks: list[Block]) -> list[Block]:
         return [block]
     same_file = [b for b in blocks if b.path == block.path and b.lang in PYTHON and b.line < block.line]
     if not same_file:
-        raise MarkerError(f"{block.id}: 'continues' but no Python block comes before it in {block.path}")
+        raise MarkerError(block.id, f"'continues' but no Python block comes before it in {block.path}")
     # Skip the sibling tabs of the same tab group: each tab continues from the block before the group.
     previous = same_file[-1]
     while block.tab and previous.tab and previous.tab != block.tab and previous.kind == "continues":
