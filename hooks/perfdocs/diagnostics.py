@@ -6,9 +6,8 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Literal
 
-Level = Literal["error", "warning"]
+from .codes import CODES, Level
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,10 @@ class Diagnostic:
     _: KW_ONLY
     level: Level = "error"
     hint: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unknown diagnostic code {self.code!r}: add it to perfdocs/codes.py")
 
     def __str__(self) -> str:
         text = f"{self.location}: {self.level}: {self.message} [{self.code}]"
