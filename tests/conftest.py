@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite the expected golden files from the current output (review the diff!)",
     )
+
+
+@pytest.fixture(autouse=True)
+def _heading_ids_as_they_were() -> Iterator[None]:
+    """Loading a project sets how headings get their ids for the whole process (perfdocs.text.use_slugify, from
+    the project's toc.slugify); a test that loads one (a build in this process, Project.load) leaves the next
+    test the function it found."""
+    from perfdocs.text import use_slugify
+
+    before = use_slugify(None)
+    use_slugify(before)
+    yield
+    use_slugify(before)
 
 
 @pytest.fixture

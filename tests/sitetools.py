@@ -84,6 +84,43 @@ def build(
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
 
 
+def build_in_process(project: Path, site: Path, strict: bool = True) -> subprocess.CompletedProcess[str]:
+    """What ``build`` returns, from MkDocs' build run in this process as its command line runs it (startup and
+    shutdown events, the log as it prints it: ``ERROR   -  message``), without a new interpreter (~0.7 s less
+    per build). For the many small builds of the error corpus; ``build`` stays the one the site is built with."""
+    import logging
+
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    lines: list[str] = []
+
+    class Printed(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(f"{record.levelname:<8}-  {record.getMessage()}")
+
+    logger = logging.getLogger("mkdocs")
+    handler, level = Printed(logging.INFO), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    code = 0
+    try:
+        config = load_config(config_file=str(project / "mkdocs.yml"), site_dir=str(site), strict=strict)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            mkdocs_build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except (Abort, ConfigurationError) as exc:  # what the command line prints and exits 1 on
+        lines.append(str(exc))
+        code = 1
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    return subprocess.CompletedProcess(["mkdocs", "build"], code, "", "\n".join(lines) + "\n")
+
+
 class VisibleText(HTMLParser):
     """Text a reader sees: everything outside code, scripts, styles and the search index."""
 

@@ -12,7 +12,7 @@ import yaml
 from mkdocs.utils.yaml import yaml_load
 
 from .conftest import ROOT
-from .sitetools import build, minimal_config
+from .sitetools import build, build_in_process, minimal_config
 
 pytestmark = pytest.mark.slow
 
@@ -307,7 +307,7 @@ def test_error_case(case: str, tmp_path: Path) -> None:
     files, expected = CASES[case]
     project = make_project(tmp_path, files)
     before = tree_digest(project)
-    result = build(project, project / "site")
+    result = build_in_process(project, project / "site")
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert "Traceback" not in output
@@ -486,14 +486,14 @@ def executable_markup(html: str) -> list[str]:
 def test_hostile_html(case: str, tmp_path: Path) -> None:
     body, expected = HOSTILE[case]
     project = make_project(tmp_path, {"docs/index.md": PAGE.format(body=body)})
-    strict = build(project, project / "strict")
+    strict = build_in_process(project, project / "strict")
     output = strict.stdout + strict.stderr
     assert strict.returncode != 0, output
     assert "Traceback" not in output
     errors = [line.removeprefix("ERROR   -  ") for line in output.split("\n") if line.startswith("ERROR   -  ")]
     ours = [e for e in errors if "[forbidden-html]" in e or "[unsafe-url]" in e]
     assert ours == expected, "\n".join(errors)
-    lenient = build(project, project / "site", strict=False)
+    lenient = build_in_process(project, project / "site", strict=False)
     assert lenient.returncode == 0, lenient.stderr
     assert executable_markup(page_content(project / "site")) == []
 

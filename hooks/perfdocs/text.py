@@ -76,10 +76,12 @@ def doc_builder_slug(value: str, separator: str = "-") -> str:
 _slug = doc_builder_slug  # the site's toc.slugify; perfdocs.project sets it from mkdocs.yml
 
 
-def use_slugify(function: Any) -> None:
-    """Predict automatic heading ids with ``function`` (the toc extension's ``slugify`` option)."""
+def use_slugify(function: Any) -> Any:
+    """Predict automatic heading ids with ``function`` (the toc extension's ``slugify`` option); the function
+    used until now."""
     global _slug
-    _slug = function
+    before, _slug = _slug, function
+    return before
 
 
 def heading_words(text: str) -> str:
