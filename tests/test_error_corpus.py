@@ -56,6 +56,13 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
             "'<!-- recipe: fragment: why -->' [bad-recipe-marker] (README, 'Recipes: every code block runs')",
         ],
     ),
+    "a missing page linked with and without a fragment: each link reported": (
+        {"docs/index.md": PAGE.format(body="[a](gone.md) and [b](gone.md#part)")},
+        [
+            "docs/index.md:6:5: error: broken link 'gone.md': no page gone.md in the docs [missing-file]",
+            "docs/index.md:6:22: error: broken link 'gone.md#part': no page gone.md in the docs [missing-file]",
+        ],
+    ),
     "mismatched component": (
         {"docs/index.md": PAGE.format(body='<hfoptions id="a">\n<hfoption id="x">\ntext\n</hfoptions>')},
         [

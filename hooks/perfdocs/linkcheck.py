@@ -485,8 +485,11 @@ def to_diagnostics(
     out: list[Diagnostic] = []
     for problem in report.problems:
         sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
-        if not sources and link_map and problem.target and problem.status == "missing-file":
-            sources = link_map.find_file(problem.page, problem.target.path)  # 'gone.md#x': the file is the problem
+        if link_map and problem.target and problem.status == "missing-file":
+            # 'gone.md#x': the file is the problem; the link written as this href, else every link to the file
+            # (the target comes without its fragment then, and would find 'gone.md' alone)
+            to_file = link_map.find_file(problem.page, problem.target.path)
+            sources = [s for s in to_file if s.text == problem.href] or sources or to_file
         if sources:
             out += [_source_diagnostic(problem, src, link_map, renames or {}) for src in sources]
             continue
