@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from perfdocs.cli import main
 
-from .sitetools import copy_project
+from .sitetools import build, copy_project
 
 
 @pytest.fixture
@@ -172,3 +173,26 @@ def test_check_links_needs_no_config_when_given_the_site_url(
     )
     assert main(["check-links", "site", "--site-url", "https://example.org/"]) == 2
     assert capsys.readouterr().out.startswith("site/index.html:2:")
+
+
+def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One broken copy, linted and built: the problems the build reports at a source line (a page, a snippet,
+    redirects.yml, the nav) are lint's, word for word."""
+    docs = project / "docs/performance"
+    (docs / "infer/cpu.md").rename(docs / "infer/cpu_inference.md")  # the nav and 9 pages still name cpu.md
+    with (docs / "infer/gpu_one.md").open("a", encoding="utf-8") as f:
+        f.write("\nSee [a section](gpu_one.md#no-such-section).\n")
+    (docs / "orphan.md").write_text("# Orphan\n\nNo nav entry.\n", encoding="utf-8")
+    assert main(["--root", str(project), "lint"]) == 2
+    linted = set(capsys.readouterr().out.splitlines())
+    built = build(project, project / "site")
+    assert built.returncode != 0
+    reported = {line.removeprefix("ERROR   -  ") for line in built.stderr.splitlines() if line.startswith("ERROR")}
+    at_sources = {line for line in reported if not line.startswith("site/")}  # not the built 404 page
+    assert {code_of(line) for line in at_sources} >= {"not-in-nav", "missing-target", "missing-fragment", "missing-file"}
+    assert sorted(at_sources) == sorted(line for line in linted if ": error: " in line)
+
+
+def code_of(line: str) -> str:
+    """The code of a printed diagnostic: ``path:line:col: level: message [code] (hint)``."""
+    return re.findall(r" \[([a-z0-9-]+)\](?= |$)", line)[0]

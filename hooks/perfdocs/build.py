@@ -54,6 +54,7 @@ from .redirects import (
 )
 from .sanitize import Finding, clean_page, start_tags
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
+from .sitecheck import not_in_nav
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -268,18 +269,8 @@ class BuildState:
         if not config.nav:
             return
         in_nav = {page.file.src_uri for page in nav.pages}
-        self.report(
-            [
-                Diagnostic(
-                    Location(self.display(f.abs_src_path), 1),
-                    "page is not in the nav of mkdocs.yml",
-                    "not-in-nav",
-                    hint="add it to nav: so readers can find it",
-                )
-                for f in files.documentation_pages()
-                if f.src_uri not in in_nav
-            ]
-        )
+        pages = ((f.src_uri, self.display(f.abs_src_path)) for f in files.documentation_pages())
+        self.report(not_in_nav(pages, in_nav))
 
     def snippet_edit_url(self, snippet: Snippet) -> str | None:
         """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""

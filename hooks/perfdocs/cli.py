@@ -30,6 +30,7 @@ from .matrix import generated_components
 from .pipeline import Rendered, render_source, sort_key
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
+from .sitecheck import dest_path, link_problems, nav_pages, not_in_nav, page_ids
 from .theory import Inclusion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
@@ -81,6 +82,7 @@ class _Site:
         self.project = project
         self.library = SnippetLibrary(project.theory_dir, project.root)
         self.sources: dict[Path, tuple[str | None, list[Diagnostic]]] = {}
+        self.rendered: dict[Path, tuple[Rendered | None, list[Diagnostic]]] = {}
         self._scenarios: dict[str, tuple[str, list[Inclusion]]] | None = None
         self._api: tuple[ApiIndex | None] | None = None
         docs = project.docs_dir
@@ -96,6 +98,11 @@ class _Site:
         return self.sources[path]
 
     def render(self, path: Path) -> tuple[Rendered | None, list[Diagnostic]]:
+        if path not in self.rendered:
+            self.rendered[path] = self._render(path)
+        return self.rendered[path]
+
+    def _render(self, path: Path) -> tuple[Rendered | None, list[Diagnostic]]:
         source, problems = self.read(path)
         if source is None:
             return None, problems
@@ -121,6 +128,40 @@ class _Site:
         )
         rendered = render_source(source, shown, self.library, self.project.root, generated, site)
         return rendered, problems + (api.problems if api else []) + rendered.diagnostics
+
+    def across_pages(self, rendered: dict[str, Rendered], whole: bool) -> list[Diagnostic]:
+        """What the build checks across pages (sitecheck.py): the links of the ``rendered`` pages (the pages they
+        link to are rendered too, for their ids) and, for the ``whole`` site, the nav and redirects.yml."""
+        project = self.project
+        everything = {project.docs_path(p): p for p in project.pages()}
+        ids: dict[str, set[str] | None] = {}
+        for page, path in everything.items():
+            source = self.read(path)[0] or ""
+            if "[[autodoc]]" in source:
+                ids[page] = None  # mkdocstrings gives an API entry its id
+                continue
+            done = rendered.get(page) or self.render(path)[0]
+            ids[page] = page_ids(done.text, (anchor for anchor, _ in done.ids)) if done is not None else set()
+        dest_of = {page: dest_path(page, project.use_directory_urls) for page in everything}
+        files = self.files | frozenset(everything)
+
+        def links(renames: dict[str, str] | None = None) -> list[Diagnostic]:
+            return [d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renames)]
+
+        problems = links()
+        if any(d.code == "missing-file" for d in problems):  # git's renames give the best hint, as in a build
+            problems = links(history.page_renames(project.root, "HEAD", _docs_prefix(project)))
+        if not whole:
+            return problems
+        if project.nav:
+            listed = ((page, project.display(path)) for page, path in everything.items())
+            problems += not_in_nav(listed, nav_pages(project.nav))
+        if project.redirects_file.is_file():
+            shown = project.display(project.redirects_file)
+            problems += load_redirects(
+                project.redirects_file.read_bytes(), shown, set(everything), project.redirect_hosts
+            )[1]
+        return problems
 
     @functools.cached_property
     def calculator(self) -> str | None:
@@ -150,10 +191,16 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     site = _Site(_project(args))
-    problems: list[Diagnostic] = [*site.project.embed_hosts.problems, *site.project.gated_models.problems]
-    pages = _pages(site.project, args.paths)
+    project = site.project
+    problems: list[Diagnostic] = [*project.embed_hosts.problems, *project.gated_models.problems]
+    pages = _pages(project, args.paths)
+    rendered: dict[str, Rendered] = {}
     for path in pages:
-        problems += site.render(path)[1]
+        result, found = site.render(path)
+        problems += found
+        if result is not None:
+            rendered[project.docs_path(path)] = result
+    problems += site.across_pages(rendered, whole=not args.paths)
     unique = sorted(set(problems), key=sort_key)
     for d in unique:
         print(d)
