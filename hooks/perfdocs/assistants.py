@@ -107,22 +107,25 @@ def page_markdown(
         wanted.setdefault((where.path, where.line), set()).add(href)
     here = posixpath.dirname(served[page])
     lines = text.split("\n")
-    found = _destinations_by_line(lines)
-    for index in range(len(lines)):
-        origin = source_map.at(index)
-        hrefs = wanted.get((origin.path, origin.line))
-        if hrefs:
-            for d in sorted(found.get(index, ()), key=lambda d: d.start, reverse=True):
-                new = retarget(d.href, page, here, served) if d.href in hrefs else None
-                if new is not None:
-                    lines[index] = lines[index][: d.start] + new + lines[index][d.end :]
+    linked = {index: hrefs for index in range(len(lines)) if (hrefs := wanted.get(_origin(source_map, index)))}
+    found = _destinations_by_line(lines, set(linked))
+    for index, hrefs in linked.items():
+        for d in sorted(found.get(index, ()), key=lambda d: d.start, reverse=True):
+            new = retarget(d.href, page, here, served) if d.href in hrefs else None
+            if new is not None:
+                lines[index] = lines[index][: d.start] + new + lines[index][d.end :]
     return "\n".join(lines)
 
 
-def _destinations_by_line(lines: list[str]) -> dict[int, list[Destination]]:
-    """Each line's link destinations (columns in that line), read a run of non-blank lines at a time: a link's
-    text may start on an earlier line, and a code span over several lines holds no link. A destination never
-    holds a line break."""
+def _origin(source_map: SourceMap, index: int) -> tuple[str, int]:
+    origin = source_map.at(index)
+    return origin.path, origin.line
+
+
+def _destinations_by_line(lines: list[str], wanted: set[int]) -> dict[int, list[Destination]]:
+    """The link destinations of the ``wanted`` lines and of the lines around them (columns in each line), read a
+    run of non-blank lines at a time: a link's text may start on an earlier line, and a code span over several
+    lines holds no link. A destination never holds a line break. Runs without a wanted line are not read."""
     by_line: dict[int, list[Destination]] = {}
     first = 0
     while first < len(lines):
@@ -132,6 +135,9 @@ def _destinations_by_line(lines: list[str]) -> dict[int, list[Destination]]:
         last = first
         while last + 1 < len(lines) and lines[last + 1].strip():
             last += 1
+        if not any(index in wanted for index in range(first, last + 1)):
+            first = last + 1
+            continue
         starts = [0]
         for line in lines[first:last]:
             starts.append(starts[-1] + len(line) + 1)
