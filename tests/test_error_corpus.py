@@ -63,6 +63,19 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
             "docs/index.md:6:22: error: broken link 'gone.md#part': no page gone.md in the docs [missing-file]",
         ],
     ),
+    "a nav entry that names a page not in the docs": (
+        {
+            "mkdocs.yml": minimal_config("corpus", "nav:\n  - index.md\n  - Setup: performance/setpu.md\n"),
+            "docs/index.md": PAGE.format(body="Text."),
+            "docs/performance/setup.md": "# Setup\n",
+        },
+        [
+            "mkdocs.yml:16:12: error: the nav names performance/setpu.md, which is not a page in the docs "
+            "[nav-missing-page] (did you mean 'performance/setup.md'?)",
+            "docs/performance/setup.md:1:1: error: page is not in the nav of mkdocs.yml [not-in-nav] "
+            "(add it to nav: so readers can find it)",
+        ],
+    ),
     "mismatched component": (
         {"docs/index.md": PAGE.format(body='<hfoptions id="a">\n<hfoption id="x">\ntext\n</hfoptions>')},
         [

@@ -54,7 +54,7 @@ from .redirects import (
 )
 from .sanitize import Finding, clean_page, start_tags
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
-from .sitecheck import not_in_nav
+from .sitecheck import nav_missing_pages, not_in_nav
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
@@ -271,6 +271,11 @@ class BuildState:
         in_nav = {page.file.src_uri for page in nav.pages}
         pages = ((f.src_uri, self.display(f.abs_src_path)) for f in files.documentation_pages())
         self.report(not_in_nav(pages, in_nav))
+        if config.config_file_path:  # the nav's own entries, at their line of mkdocs.yml
+            config_file = Path(config.config_file_path)
+            known = {f.src_uri for f in files.documentation_pages()}
+            text = config_file.read_text(encoding="utf-8")
+            self.report(nav_missing_pages(text, self.display(config_file), known))
 
     def snippet_edit_url(self, snippet: Snippet) -> str | None:
         """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""

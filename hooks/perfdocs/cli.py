@@ -30,7 +30,7 @@ from .matrix import generated_components
 from .pipeline import Rendered, render_source, sort_key
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
-from .sitecheck import dest_path, link_problems, nav_pages, not_in_nav, page_ids
+from .sitecheck import dest_path, link_problems, nav_missing_pages, nav_pages, not_in_nav, page_ids
 from .theory import Inclusion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
@@ -156,6 +156,8 @@ class _Site:
         if project.nav:
             listed = ((page, project.display(path)) for page, path in everything.items())
             problems += not_in_nav(listed, nav_pages(project.nav))
+            config = project.config_file.read_text(encoding="utf-8")
+            problems += nav_missing_pages(config, project.display(project.config_file), everything)
         if project.redirects_file.is_file():
             shown = project.display(project.redirects_file)
             problems += load_redirects(

@@ -274,6 +274,11 @@ _ALL = [
         "Build the site (`mkdocs build`) to see it; nothing to fix in the page.",
     ),
     _error(
+        "nav-missing-page",
+        "A nav entry of mkdocs.yml names a page (`x.md`) that is not in the docs: every page's menu links nowhere.",
+        "Point the entry at the page's new path, or remove it; the hint names the closest page.",
+    ),
+    _error(
         "not-in-nav",
         "A page is not listed in the `nav:` of mkdocs.yml, so readers cannot find it.",
         "Add the page to `nav:` in mkdocs.yml.",

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+import yaml
 
 from .diagnostics import Diagnostic, Location
 from .linkcheck import missing_page_hint
@@ -30,6 +32,45 @@ def not_in_nav(pages: Iterable[tuple[str, str]], in_nav: set[str]) -> list[Diagn
         for page, shown in pages
         if page not in in_nav
     ]
+
+
+def nav_missing_pages(config_text: str, shown: str, pages: Iterable[str]) -> list[Diagnostic]:
+    """The entries of the config's ``nav:`` that name a page (``.md``) not in the docs, at their line of the
+    config file ``shown``. The file is composed, not constructed: its tags (``!ENV``, Python names) need no
+    loader, and every node keeps its line."""
+    try:
+        root = yaml.compose(config_text)
+    except yaml.YAMLError:
+        return []  # MkDocs reports a config it cannot read
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    nav = next((value for key, value in root.value if isinstance(key, yaml.ScalarNode) and key.value == "nav"), None)
+    known = set(pages)
+    problems = []
+    for node in _nav_targets(nav):
+        target = node.value.lstrip("/")
+        if target.endswith(".md") and not urlsplit(target).scheme and target not in known:
+            problems.append(
+                Diagnostic(
+                    Location(shown, node.start_mark.line + 1, node.start_mark.column + 1),
+                    f"the nav names {target}, which is not a page in the docs",
+                    "nav-missing-page",
+                    hint=missing_page_hint(target, known, "", {}),
+                )
+            )
+    return problems
+
+
+def _nav_targets(node: Any) -> Iterator[Any]:
+    """The scalar nodes of a nav that name a target: list items and mapping values, never titles."""
+    if isinstance(node, yaml.ScalarNode):
+        yield node
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _nav_targets(item)
+    elif isinstance(node, yaml.MappingNode):
+        for _, value in node.value:
+            yield from _nav_targets(value)
 
 
 def nav_pages(nav: Any) -> set[str]:
