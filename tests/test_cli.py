@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -177,9 +178,14 @@ def test_check_links_needs_no_config_when_given_the_site_url(
 
 def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """One broken copy, linted and built: the problems the build reports at a source line (a page, a snippet,
-    redirects.yml, the nav) are lint's, word for word."""
+    redirects.yml, the nav) are lint's, word for word, and both name the page git saw the old one renamed to."""
     docs = project / "docs/performance"
-    (docs / "infer/cpu.md").rename(docs / "infer/cpu_inference.md")  # the nav and 9 pages still name cpu.md
+    git = ["git", "-C", str(project), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    # the nav, redirects.yml and 9 pages still name cpu.md
+    subprocess.run([*git, "mv", "docs/performance/infer/cpu.md", "docs/performance/infer/cpu_inference.md"], check=True)
     with (docs / "infer/gpu_one.md").open("a", encoding="utf-8") as f:
         f.write("\nSee [a section](gpu_one.md#no-such-section).\n")
     (docs / "orphan.md").write_text("# Orphan\n\nNo nav entry.\n", encoding="utf-8")
@@ -191,6 +197,12 @@ def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.
     at_sources = {line for line in reported if not line.startswith("site/")}  # not the built 404 page
     assert {code_of(line) for line in at_sources} >= {"not-in-nav", "missing-target", "missing-fragment", "missing-file"}
     assert sorted(at_sources) == sorted(line for line in linted if ": error: " in line)
+    renamed = "(did you mean 'performance/infer/cpu_inference.md'? git saw performance/infer/cpu.md renamed to it)"
+    assert {code_of(line) for line in at_sources if line.endswith(renamed)} == {
+        "missing-file",
+        "missing-target",
+        "nav-missing-page",
+    }
 
 
 def code_of(line: str) -> str:

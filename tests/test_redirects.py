@@ -140,6 +140,21 @@ def test_bad_redirects_are_located_errors(body: str, message: str) -> None:
     assert ("a" in rmap.pages) == ("listed twice" in message)
 
 
+def test_a_target_git_saw_renamed_is_named_as_the_hint() -> None:
+    """After a rename, name similarity points at the wrong page ('train/gpu_one.md' for a renamed
+    'infer/gpu_one.md'); the rename git saw names the right one, as check-redirects and the link hints do."""
+    body = "redirects:\n  a: performance/infer/gpu_one.md\n"
+    renames = {"performance/infer/gpu_one.md": "performance/scalability.md"}
+    _, guessed = load_redirects(body, "redirects.yml", PAGES)
+    _, problems = load_redirects(body, "redirects.yml", PAGES, renames=renames)
+    assert [p.hint for p in guessed] == ["did you mean 'performance/train/gpu_one.md'?"]
+    assert [str(p) for p in problems] == [
+        "redirects.yml:2:1: error: redirect target 'performance/infer/gpu_one.md' is neither a page under docs/ nor "
+        "another redirect [missing-target] (did you mean 'performance/scalability.md'? git saw "
+        "performance/infer/gpu_one.md renamed to it)"
+    ]
+
+
 def test_allowed_external_host() -> None:
     rmap, problems = load("  a: https://docs.example.org/x\n", hosts=["docs.example.org"])
     assert problems == [] and rmap.pages["a"] == Target(url="https://docs.example.org/x")

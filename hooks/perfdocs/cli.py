@@ -145,24 +145,30 @@ class _Site:
         dest_of = {page: dest_path(page, project.use_directory_urls) for page in everything}
         files = self.files | frozenset(everything)
 
-        def links(renames: dict[str, str] | None = None) -> list[Diagnostic]:
-            return [d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renames)]
+        @functools.cache
+        def renames() -> dict[str, str]:  # git's renames give the best hint, as in a build; asked when one is needed
+            return history.page_renames(project.root, "HEAD", _docs_prefix(project))
+
+        def links(renamed: dict[str, str] | None = None) -> list[Diagnostic]:
+            return [d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renamed)]
 
         problems = links()
-        if any(d.code == "missing-file" for d in problems):  # git's renames give the best hint, as in a build
-            problems = links(history.page_renames(project.root, "HEAD", _docs_prefix(project)))
+        if any(d.code == "missing-file" for d in problems):
+            problems = links(renames())
         if not whole:
             return problems
         if project.nav:
             listed = ((page, project.display(path)) for page, path in everything.items())
             problems += not_in_nav(listed, nav_pages(project.nav))
-            config = project.config_file.read_text(encoding="utf-8")
-            problems += nav_missing_pages(config, project.display(project.config_file), everything)
+            config, shown = project.config_file.read_text(encoding="utf-8"), project.display(project.config_file)
+            missing = nav_missing_pages(config, shown, everything)
+            problems += nav_missing_pages(config, shown, everything, renames()) if missing else []
         if project.redirects_file.is_file():
-            shown = project.display(project.redirects_file)
-            problems += load_redirects(
-                project.redirects_file.read_bytes(), shown, set(everything), project.redirect_hosts
-            )[1]
+            shown, text = project.display(project.redirects_file), project.redirects_file.read_bytes()
+            found = load_redirects(text, shown, set(everything), project.redirect_hosts)[1]
+            if any(d.code == "missing-target" for d in found):
+                found = load_redirects(text, shown, set(everything), project.redirect_hosts, renames())[1]
+            problems += found
         return problems
 
     @functools.cached_property

@@ -214,12 +214,17 @@ def setting_lines(config_file: Path | str | None, setting: str = HOSTS_SETTING) 
 
 # -- loading ---------------------------------------------------------------------------------------------------
 def load_redirects(
-    text: str | bytes, path: str, pages: set[str], hosts: RedirectHosts | Iterable[str] = ()
+    text: str | bytes,
+    path: str,
+    pages: set[str],
+    hosts: RedirectHosts | Iterable[str] = (),
+    renames: Mapping[str, str] | None = None,
 ) -> tuple[RedirectMap, list[Diagnostic]]:
     """Parses and validates redirects.yml against the set of live page source paths.
 
     ``hosts``: where external targets may lead (Project.redirect_hosts: mkdocs.yml's setting, with its problems,
-    which are returned first); bytes are decoded here, so a file that is not UTF-8 is a located error too."""
+    which are returned first); bytes are decoded here, so a file that is not UTF-8 is a located error too.
+    ``renames``: the pages git saw renamed (docs path -> new path), the hint for a target that is gone."""
     if not isinstance(hosts, RedirectHosts):
         hosts = RedirectHosts(frozenset(canonical_host(h) or h.lower() for h in hosts))
     problems: list[Diagnostic] = list(hosts.problems)
@@ -306,7 +311,7 @@ def load_redirects(
         if "#" in rule and old not in raw:
             error(line, f"anchor redirect '{rule}' needs a redirect for '{old}' itself", "bad-redirects")
             continue
-        resolved = _resolve(rule, raw, pages, hosts.names, error)
+        resolved = _resolve(rule, raw, pages, hosts.names, error, renames or {})
         if resolved is None:
             continue
         if "#" in rule:
@@ -330,7 +335,12 @@ def load_redirects(
 
 
 def _resolve(
-    rule: str, raw: Mapping[str, tuple[str, int]], pages: set[str], hosts: frozenset[str], error: Callable[..., None]
+    rule: str,
+    raw: Mapping[str, tuple[str, int]],
+    pages: set[str],
+    hosts: frozenset[str],
+    error: Callable[..., None],
+    renames: Mapping[str, str],
 ) -> Target | None:
     """Follows ``rule`` through other entries to a live page or allowed URL (one hop in the output).
 
@@ -352,7 +362,12 @@ def _resolve(
         old = normalise_old(path)
         nxt = f"{old}#{anchor}" if anchor and f"{old}#{anchor}" in raw else old
         if nxt not in raw:
-            suggestion = did_you_mean(path, sorted(pages) + [k for k in raw if "#" not in k])
+            renamed = renames.get(path)
+            suggestion = (
+                f"did you mean '{renamed}'? git saw {path} renamed to it"
+                if renamed in pages
+                else did_you_mean(path, sorted(pages) + [k for k in raw if "#" not in k])
+            )
             error(
                 raw[seen[-1]][1],
                 f"redirect target '{target}' is neither a page under docs/ nor another redirect",

@@ -34,10 +34,12 @@ def not_in_nav(pages: Iterable[tuple[str, str]], in_nav: set[str]) -> list[Diagn
     ]
 
 
-def nav_missing_pages(config_text: str, shown: str, pages: Iterable[str]) -> list[Diagnostic]:
+def nav_missing_pages(
+    config_text: str, shown: str, pages: Iterable[str], renames: Mapping[str, str] | None = None
+) -> list[Diagnostic]:
     """The entries of the config's ``nav:`` that name a page (``.md``) not in the docs, at their line of the
-    config file ``shown``. The file is composed, not constructed: its tags (``!ENV``, Python names) need no
-    loader, and every node keeps its line."""
+    config file ``shown`` (``renames``: the pages git saw renamed, for the hint). The file is composed, not
+    constructed: its tags (``!ENV``, Python names) need no loader, and every node keeps its line."""
     try:
         root = yaml.compose(config_text)
     except yaml.YAMLError:
@@ -55,7 +57,7 @@ def nav_missing_pages(config_text: str, shown: str, pages: Iterable[str]) -> lis
                     Location(shown, node.start_mark.line + 1, node.start_mark.column + 1),
                     f"the nav names {target}, which is not a page in the docs",
                     "nav-missing-page",
-                    hint=missing_page_hint(target, known, "", {}),
+                    hint=missing_page_hint(target, known, "", renames or {}),
                 )
             )
     return problems
