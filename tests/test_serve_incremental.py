@@ -24,6 +24,7 @@ from .test_serve import HANG_GUARD_S, fetch, free_port
 pytestmark = pytest.mark.slow
 
 MATRIX_PAGE = "index.html"  # the home page's technique matrix lists every page's snippets
+QUIET = 1.5  # seconds without a log line after which the server is idle (3 of the watcher's polls)
 
 
 @dataclass
@@ -65,8 +66,18 @@ class Served:
             found[dest] = (self.site / dest).stat().st_mtime_ns
         return found
 
+    def settle(self) -> None:
+        """Until the server has logged nothing for QUIET seconds: a rebuild woken twice by one save (the watcher
+        polls every 0.5 s) has finished, and the next save's rebuild is the next one in the log."""
+        while True:
+            seen = len(self.log)
+            time.sleep(QUIET)
+            if len(self.log) == seen:
+                return
+
     def save(self, path: Path, text: str) -> tuple[set[str], list[str]]:
         """Writes ``text`` to ``path`` and waits for the rebuild: the pages it rewrote, and what it logged."""
+        self.settle()
         before = self.pages()
         start = len(self.log)
         path.write_text(text, encoding="utf-8")
@@ -196,6 +207,7 @@ def test_a_nav_edit_rebuilds_every_page_from_what_they_were_rendered_to(served: 
 
 def test_a_nav_edit_with_a_page_edit_renders_that_page_too(served: Served, tmp_path: Path) -> None:
     config, page = served.project / "mkdocs.yml", doc(served, "performance/infer/cpu.md")
+    served.settle()
     before, start = served.pages(), len(served.log)
     page.write_text(page.read_text(encoding="utf-8") + "\n\nIncrementalmarker with the nav.\n", encoding="utf-8")
     config.write_text(
@@ -217,6 +229,29 @@ def test_any_other_config_edit_is_a_full_build(served: Served) -> None:
     assert any("Building documentation" in line for line in log), "".join(log)
     assert rewritten == set(served.pages())
     assert "perfdocs renamed" in served.get("index.html")
+
+
+def test_an_editors_dotfile_renders_nothing(served: Served) -> None:
+    """MkDocs leaves dotfiles out of the site; the watcher still wakes for one (a swap file on every keystroke)."""
+    served.settle()
+    before, start = served.pages(), len(served.log)
+    (served.project / "docs" / ".scratch.swp").write_text("x", encoding="utf-8")
+    done = served.wait_for_line("Reloading browsers", start)
+    assert any("perfdocs: rebuilt 0 pages in" in line for line in served.log[start : done + 1])
+    assert served.pages() == before
+
+
+def test_an_edit_in_the_theme_folder_is_a_full_build(served: Served) -> None:
+    """A template of the theme's custom_dir (overrides/) edited: every page is built again. (The server watches
+    the theme only under --watch-theme; here the theme edit lands with a page save that wakes it.)"""
+    template = served.project / "overrides" / "main.html"
+    page = doc(served, "performance/scalability.md")
+    served.settle()
+    start = len(served.log)
+    template.write_text(template.read_text(encoding="utf-8") + "\n{# Incrementalmarker theme #}\n", encoding="utf-8")
+    rewritten, log = served.save(page, page.read_text(encoding="utf-8") + "\n\nIncrementalmarker theme page.\n")
+    assert any("Building documentation" in line for line in served.log[start:]), "".join(log)
+    assert "Incrementalmarker theme page." in served.get("performance/scalability/index.html")
 
 
 def test_a_dirty_build_checks_redirect_targets_against_the_pages_it_did_not_rebuild(tmp_path: Path) -> None:

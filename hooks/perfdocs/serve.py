@@ -35,7 +35,7 @@ MATRIX_MARKER = "<TechniqueMatrix"  # a page generated from every page and snipp
 
 
 def snapshot(paths: Iterable[str]) -> Snapshot:
-    """Size and modification time of every file under ``paths`` (files or folders)."""
+    """Size and modification time of every file under ``paths`` (files or folders), dotfiles left out."""
     found: Snapshot = {}
     for root in paths:
         if os.path.isfile(root):
@@ -43,8 +43,10 @@ def snapshot(paths: Iterable[str]) -> Snapshot:
             found[root] = (stat.st_mtime_ns, stat.st_size)
             continue
         for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
             for name in files:
+                if name.startswith("."):  # an editor's swap file; MkDocs leaves dotfiles out of the site
+                    continue
                 path = os.path.join(folder, name)
                 try:
                     stat = os.stat(path)
@@ -101,7 +103,9 @@ class LiveBuilds:
             return
         self.state, self.config = state, config
         self.files = self.nav = self.env = None
-        self.watched = [os.fspath(Path(config.docs_dir)), os.fspath(Path(config.config_file_path)), *watched]
+        # the theme's folders too (custom_dir first): an edit there under --watch-theme is a full build
+        theme = [os.fspath(d) for d in (config.theme.dirs if config.theme is not None else []) if os.path.isdir(d)]
+        self.watched = [os.fspath(Path(config.docs_dir)), os.fspath(Path(config.config_file_path)), *watched, *theme]
         self.seen = snapshot(self.watched)
         self.config_text = Path(config.config_file_path).read_text(encoding="utf-8")
 
