@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from html import escape, unescape
 from pathlib import Path
@@ -24,7 +24,7 @@ from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
 from .gated import GatedModels
-from .history import page_renames
+from .history import GitRenames
 from .html import PageHTML, parse_page
 from .linkcheck import (
     MAP_FILE,
@@ -108,7 +108,7 @@ class BuildState:
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
     prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered, frozenset[str]]]] = field(default_factory=dict)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
-    git_renames: dict[str, str] | None = None  # docs path -> new docs path, as git sees HEAD (renames())
+    renames: Mapping[str, str] = field(default_factory=dict)  # docs path -> new path, as git sees HEAD (start)
     search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
     reported: set[str] = field(default_factory=set)
     page_errors: dict[str, list[Diagnostic]] = field(default_factory=dict)  # dest file -> what its box lists
@@ -135,15 +135,6 @@ class BuildState:
     def display(self, path: Path | str) -> str:
         return self.project.display(path) if self.project else Path(path).as_posix()
 
-    def renames(self) -> dict[str, str]:
-        """The pages git saw renamed since HEAD, for the hints of what names an old path (asked once per build, and
-        only when a hint needs it)."""
-        if self.git_renames is None:
-            assert self.project is not None
-            docs = self.display(self.project.docs_dir).rstrip("/") + "/"
-            self.git_renames = page_renames(self.root, "HEAD", docs)
-        return self.git_renames
-
     def report(self, diagnostics: list[Diagnostic]) -> None:
         for d in diagnostics:
             text = str(d)
@@ -163,6 +154,8 @@ class BuildState:
     def start(self, config: Any) -> None:
         self.__init__()  # type: ignore[misc]
         self.project = project = Project.from_config(config)
+        # the pages git saw renamed, for the hints of what still names an old path (git is asked when one does)
+        self.renames = GitRenames(project.root, "HEAD", self.display(project.docs_dir).rstrip("/") + "/")
         self.report([*project.embed_hosts.problems, *project.gated_models.problems])
         self.library = SnippetLibrary(project.theory_dir, project.root)
         self.check_snippets(self.library.names())
@@ -227,11 +220,9 @@ class BuildState:
             return
         pages = {f.src_uri for f in files.documentation_pages()}
         text = path.read_bytes()
-        self.redirects, problems = load_redirects(text, self.display(path), pages, self.project.redirect_hosts)
-        if any(d.code == "missing-target" for d in problems):  # git's renames give the best hint
-            self.redirects, problems = load_redirects(
-                text, self.display(path), pages, self.project.redirect_hosts, self.renames()
-            )
+        self.redirects, problems = load_redirects(
+            text, self.display(path), pages, self.project.redirect_hosts, self.renames
+        )
         site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
         site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
         problems += site_file_clashes(self.redirects, site_files, self.display(path))
@@ -286,11 +277,8 @@ class BuildState:
         if config.config_file_path:  # the nav's own entries, at their line of mkdocs.yml
             config_file = Path(config.config_file_path)
             known = {f.src_uri for f in files.documentation_pages()}
-            text, shown = config_file.read_text(encoding="utf-8"), self.display(config_file)
-            problems = nav_missing_pages(text, shown, known)
-            if problems:  # git's renames give the best hint
-                problems = nav_missing_pages(text, shown, known, self.renames())
-            self.report(problems)
+            text = config_file.read_text(encoding="utf-8")
+            self.report(nav_missing_pages(text, self.display(config_file), known, self.renames))
 
     def snippet_edit_url(self, snippet: Snippet) -> str | None:
         """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
@@ -555,8 +543,7 @@ class BuildState:
         if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
-        renames = self.renames() if any(p.status == "missing-file" for p in report.problems) else {}
-        self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, renames))
+        self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, self.renames))
         self.show_problems(site, report)
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         size = write_index(site, self.search_texts)
@@ -606,7 +593,7 @@ class BuildState:
             if page in by_page:
                 page_report = replace(report, problems=by_page[page])
                 problems += to_diagnostics(
-                    page_report, site, self.link_map, self.site_label(site), self.base, self.git_renames
+                    page_report, site, self.link_map, self.site_label(site), self.base, self.renames
                 )
             if problems:
                 boxes[page] = error_box(problems)

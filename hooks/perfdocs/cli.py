@@ -30,7 +30,7 @@ from .matrix import generated_components
 from .pipeline import Rendered, render_source, sort_key
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
-from .sitecheck import dest_path, link_problems, nav_missing_pages, nav_pages, not_in_nav, page_ids
+from .sitecheck import heading_ids, link_problems, nav_entries, nav_missing_pages, not_in_nav
 from .theory import Inclusion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
@@ -141,34 +141,23 @@ class _Site:
                 ids[page] = None  # mkdocstrings gives an API entry its id
                 continue
             done = rendered.get(page) or self.render(path)[0]
-            ids[page] = page_ids(done.text, (anchor for anchor, _ in done.ids)) if done is not None else set()
-        dest_of = {page: dest_path(page, project.use_directory_urls) for page in everything}
+            ids[page] = heading_ids(done.text, (anchor for anchor, _ in done.ids)) if done is not None else set()
+        dest_of = {page: _built_file(project, page) for page in everything}
         files = self.files | frozenset(everything)
-
-        @functools.cache
-        def renames() -> dict[str, str]:  # git's renames give the best hint, as in a build; asked when one is needed
-            return history.page_renames(project.root, "HEAD", _docs_prefix(project))
-
-        def links(renamed: dict[str, str] | None = None) -> list[Diagnostic]:
-            return [d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renamed)]
-
-        problems = links()
-        if any(d.code == "missing-file" for d in problems):
-            problems = links(renames())
+        renames = history.GitRenames(project.root, "HEAD", _docs_prefix(project))  # as a build: asked when needed
+        problems = [
+            d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renames)
+        ]
         if not whole:
             return problems
         if project.nav:
-            listed = ((page, project.display(path)) for page, path in everything.items())
-            problems += not_in_nav(listed, nav_pages(project.nav))
             config, shown = project.config_file.read_text(encoding="utf-8"), project.display(project.config_file)
-            missing = nav_missing_pages(config, shown, everything)
-            problems += nav_missing_pages(config, shown, everything, renames()) if missing else []
+            listed = ((page, project.display(path)) for page, path in everything.items())
+            problems += not_in_nav(listed, {node.value.lstrip("/") for node in nav_entries(config)})
+            problems += nav_missing_pages(config, shown, everything, renames)
         if project.redirects_file.is_file():
             shown, text = project.display(project.redirects_file), project.redirects_file.read_bytes()
-            found = load_redirects(text, shown, set(everything), project.redirect_hosts)[1]
-            if any(d.code == "missing-target" for d in found):
-                found = load_redirects(text, shown, set(everything), project.redirect_hosts, renames())[1]
-            problems += found
+            problems += load_redirects(text, shown, set(everything), project.redirect_hosts, renames)[1]
         return problems
 
     @functools.cached_property
@@ -184,6 +173,13 @@ class _Site:
             pages = [(project.docs_path(p), project.display(p), self.read(p)[0] or "") for p in project.pages()]
             self._api = (site_index(project.config_file, project.display(project.config_file), pages),)
         return self._api[0]
+
+
+def _built_file(project: Project, page: str) -> str:
+    """The site file MkDocs builds docs page ``page`` into (its dest_uri)."""
+    from mkdocs.structure.files import File
+
+    return File(page, str(project.docs_dir), str(project.site_dir), project.use_directory_urls).dest_uri
 
 
 def cmd_render(args: argparse.Namespace) -> int:

@@ -10,9 +10,10 @@ work tree; ``docs`` is the docs_dir prefix in that form (``docs/`` by default).
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,27 @@ def renames_since(root: Path, ref: str, docs: str = DOCS) -> dict[str, str]:
         if parts[0].startswith("R") and len(parts) == 3:
             out[parts[1]] = parts[2]
     return out
+
+
+class GitRenames(Mapping[str, str]):
+    """``page_renames`` asked of git on first use only: the hints of broken links, redirect targets and nav
+    entries read it, and a build with none asks git nothing."""
+
+    def __init__(self, root: Path, ref: str = "HEAD", docs: str = DOCS) -> None:
+        self.root, self.ref, self.docs = root, ref, docs
+
+    @functools.cached_property
+    def _renames(self) -> dict[str, str]:
+        return page_renames(self.root, self.ref, self.docs)
+
+    def __getitem__(self, old: str) -> str:
+        return self._renames[old]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._renames)
+
+    def __len__(self) -> int:
+        return len(self._renames)
 
 
 def page_renames(root: Path, ref: str = "HEAD", docs: str = DOCS) -> dict[str, str]:

@@ -491,7 +491,7 @@ def to_diagnostics(
             to_file = link_map.find_file(problem.page, problem.target.path)
             sources = [s for s in to_file if s.text == problem.href] or sources or to_file
         if sources:
-            out += [_source_diagnostic(problem, src, link_map, renames or {}) for src in sources]
+            out += [_source_diagnostic(problem, src, link_map, {} if renames is None else renames) for src in sources]
             continue
         where = f"{site_label.rstrip('/')}/{problem.page}"
         source = link_map.sources.get(problem.page) if link_map else None

@@ -311,7 +311,7 @@ def load_redirects(
         if "#" in rule and old not in raw:
             error(line, f"anchor redirect '{rule}' needs a redirect for '{old}' itself", "bad-redirects")
             continue
-        resolved = _resolve(rule, raw, pages, hosts.names, error, renames or {})
+        resolved = _resolve(rule, raw, pages, hosts.names, error, {} if renames is None else renames)
         if resolved is None:
             continue
         if "#" in rule:

@@ -90,8 +90,6 @@ class LiveBuilds:
     seen: Snapshot = field(default_factory=dict)
     config_text: str = ""  # the config file as the last full build read it
     full_builder: Callable[[], None] | None = None
-    incremental: int = 0  # rebuilds done incrementally, and in full (for the tests and the log)
-    full: int = 0
 
     def startup(self, command: str, dirty: bool) -> None:
         """``mkdocs serve`` without ``--dirty`` rebuilds incrementally (``--dirty`` is MkDocs' own way)."""
@@ -121,7 +119,6 @@ class LiveBuilds:
         now = snapshot(self.watched)
         plan = self.plan(now)
         if plan is None:
-            self.full += 1
             self.full_builder()
             return
         self.seen = now
@@ -132,10 +129,8 @@ class LiveBuilds:
             log.exception("perfdocs: the incremental rebuild failed; building the whole site")
             done = False
         if not done:
-            self.full += 1
             self.full_builder()
             return
-        self.incremental += 1
         log.info("perfdocs: rebuilt %s in %.2f seconds", plan.describe(), time.monotonic() - start)
 
     def plan(self, now: Snapshot) -> Plan | None:

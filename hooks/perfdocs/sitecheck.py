@@ -10,19 +10,18 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import yaml
+from markdown.extensions.toc import unique
 
 from .diagnostics import Diagnostic, Location
 from .linkcheck import missing_page_hint
 from .text import code_line_mask, parse_heading
 
 NOT_IN_NAV = "page is not in the nav of mkdocs.yml"
-IDCOUNT_RE = re.compile(r"^(.*)_([0-9]+)$")
 
 
 def not_in_nav(pages: Iterable[tuple[str, str]], in_nav: set[str]) -> list[Diagnostic]:
@@ -34,22 +33,28 @@ def not_in_nav(pages: Iterable[tuple[str, str]], in_nav: set[str]) -> list[Diagn
     ]
 
 
+def nav_entries(config_text: str) -> list[Any]:
+    """The YAML scalar nodes of the config's ``nav:`` that name a target (list items and mapping values, never
+    titles), each with its line. The file is composed, not constructed: its tags (``!ENV``, Python names) need
+    no loader. Empty when the config has no nav or cannot be read (MkDocs reports that)."""
+    try:
+        root = yaml.compose(config_text)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    nav = next((value for key, value in root.value if isinstance(key, yaml.ScalarNode) and key.value == "nav"), None)
+    return list(_nav_targets(nav))
+
+
 def nav_missing_pages(
     config_text: str, shown: str, pages: Iterable[str], renames: Mapping[str, str] | None = None
 ) -> list[Diagnostic]:
     """The entries of the config's ``nav:`` that name a page (``.md``) not in the docs, at their line of the
-    config file ``shown`` (``renames``: the pages git saw renamed, for the hint). The file is composed, not
-    constructed: its tags (``!ENV``, Python names) need no loader, and every node keeps its line."""
-    try:
-        root = yaml.compose(config_text)
-    except yaml.YAMLError:
-        return []  # MkDocs reports a config it cannot read
-    if not isinstance(root, yaml.MappingNode):
-        return []
-    nav = next((value for key, value in root.value if isinstance(key, yaml.ScalarNode) and key.value == "nav"), None)
+    config file ``shown`` (``renames``: the pages git saw renamed, for the hint)."""
     known = set(pages)
     problems = []
-    for node in _nav_targets(nav):
+    for node in nav_entries(config_text):
         target = node.value.lstrip("/")
         if target.endswith(".md") and not urlsplit(target).scheme and target not in known:
             problems.append(
@@ -57,14 +62,13 @@ def nav_missing_pages(
                     Location(shown, node.start_mark.line + 1, node.start_mark.column + 1),
                     f"the nav names {target}, which is not a page in the docs",
                     "nav-missing-page",
-                    hint=missing_page_hint(target, known, "", renames or {}),
+                    hint=missing_page_hint(target, known, "", {} if renames is None else renames),
                 )
             )
     return problems
 
 
 def _nav_targets(node: Any) -> Iterator[Any]:
-    """The scalar nodes of a nav that name a target: list items and mapping values, never titles."""
     if isinstance(node, yaml.ScalarNode):
         yield node
     elif isinstance(node, yaml.SequenceNode):
@@ -75,47 +79,17 @@ def _nav_targets(node: Any) -> Iterator[Any]:
             yield from _nav_targets(value)
 
 
-def nav_pages(nav: Any) -> set[str]:
-    """The docs paths an explicit nav of mkdocs.yml (as MkDocs loads it) names."""
-    found: set[str] = set()
-    items = nav if isinstance(nav, list) else [nav]
-    for item in items:
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            for value in item.values():
-                if isinstance(value, list | dict):
-                    found |= nav_pages(value)
-                elif isinstance(value, str):
-                    found.add(value)
-    return found
-
-
-def dest_path(page: str, use_directory_urls: bool = True) -> str:
-    """The built file of docs page ``page``, as MkDocs names it."""
-    stem = page.removesuffix(".md")
-    if not use_directory_urls:
-        return stem + ".html"
-    if stem == "index" or stem.endswith("/index") or stem in ("README",) or stem.endswith("/README"):
-        return stem.rsplit("README", 1)[0].rsplit("index", 1)[0] + "index.html"
-    return stem + "/index.html"
-
-
-def page_ids(text: str, explicit: Iterable[str]) -> set[str]:
-    """The ids a page's converted Markdown gives its headings, as the toc writes them (a repeated id gets _1,
-    _2...), with its explicit ids. Headings inside admonitions and tabs are indented: every line outside code
-    is read as a possible heading (a stray extra id only means one fragment less reported)."""
+def heading_ids(text: str, explicit: Iterable[str]) -> set[str]:
+    """The ids a page's converted Markdown gives its headings, as the toc writes them (Python-Markdown's own
+    ``unique`` makes a repeated id _1, _2...), with its explicit ids. Headings inside admonitions and tabs are
+    indented: every line outside code is read as a possible heading (a stray extra id only means one fragment
+    less reported)."""
     lines = text.split("\n")
     ids = set(explicit)
     for line, code in zip(lines, code_line_mask(lines), strict=False):
         heading = parse_heading(line.lstrip()) if not code and line.lstrip().startswith("#") else None
-        if heading is None:
-            continue
-        anchor = heading.id
-        while anchor in ids and heading.explicit_id is None:
-            m = IDCOUNT_RE.match(anchor)
-            anchor = f"{m.group(1)}_{int(m.group(2)) + 1}" if m else f"{anchor}_1"
-        ids.add(anchor)
+        if heading is not None:
+            ids.add(heading.explicit_id or unique(heading.id, ids))
     return ids
 
 
@@ -139,7 +113,7 @@ def link_problems(
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
         if target.endswith(".md"):
             if target not in pages:
-                hint = missing_page_hint(target, pages, page, renames or {})
+                hint = missing_page_hint(target, pages, page, {} if renames is None else renames)
                 problems.append(
                     Diagnostic(where, f"broken link '{href}': no page {target} in the docs", "missing-file", hint=hint)
                 )
