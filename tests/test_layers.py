@@ -5,6 +5,7 @@ only hides until the function runs."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Container
 from pathlib import Path
 
 from .conftest import ROOT
@@ -12,19 +13,46 @@ from .conftest import ROOT
 PACKAGE = ROOT / "hooks" / "perfdocs"
 
 
-def imports(path: Path) -> set[str]:
-    """The package's modules that ``path`` imports (relative imports: ``from .x import y``, ``from . import x``)."""
+def package_modules() -> dict[str, Path]:
+    """The package's modules by dotted name under ``perfdocs`` (``dialect``, ``components.tabs``; a subpackage is
+    its ``__init__``)."""
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            found[".".join(parts)] = path
+    return found
+
+
+def imported(module: str, path: Path, node: ast.ImportFrom, known: Container[str]) -> list[tuple[str, str]]:
+    """(package module, name) for each name an import statement of ``module`` brings in: relative imports
+    (``from .x import y``, ``from ..x import y``, ``from . import x``) and ``from perfdocs.x import y``. A name
+    that is itself a module (``from . import budgets``) is that module, with the name ``""``; one pair per name."""
+    if node.level:
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        base = package[: len(package) - (node.level - 1)]
+        target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+    elif node.module and node.module.startswith("perfdocs."):
+        target = node.module.removeprefix("perfdocs.")
+    else:
+        return []
+    pairs = []
+    for alias in node.names:
+        submodule = f"{target}.{alias.name}" if target else alias.name
+        pairs.append((submodule, "") if submodule in known else (target, alias.name))
+    return pairs
+
+
+def imports(module: str, path: Path, known: Container[str]) -> set[str]:
+    """The package's modules that ``module`` imports, anywhere in it."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("perfdocs."):
-            found.add(node.module.split(".")[1])
+        if isinstance(node, ast.ImportFrom):
+            found |= {target for target, _ in imported(module, path, node, known) if target in known}
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("perfdocs.")}
+            found |= {a.name.removeprefix("perfdocs.") for a in node.names if a.name.startswith("perfdocs.")}
     return found
 
 
@@ -72,6 +100,8 @@ def test_cycles_are_found_when_there_are_some() -> None:
 
 
 def test_the_package_has_no_import_cycle() -> None:
-    graph = {path.stem: imports(path) for path in PACKAGE.glob("*.py")}
+    modules = package_modules()
+    graph = {name: imports(name, path, modules) for name, path in modules.items()}
     assert len(graph) > 20 and graph["build"]  # the scan read the package
+    assert {"document", "diagnostics", "markdown"} <= graph["components.tabs"] | graph["components"]
     assert cycles(graph) == []

@@ -92,8 +92,14 @@ def display_path(path: Path | str, root: Path) -> str:
         return Path(absolute).as_posix()
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+def closest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``word`` most likely misspells, if one is close enough (difflib's ratio of at least 0.6)."""
     import difflib
 
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    near = closest(word, candidates)
+    return f"did you mean '{near}'?" if near else None

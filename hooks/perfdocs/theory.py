@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from .components import void_names
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
-from .dialect import VOID, error_block
+from .document import error_block
 from .markdown import Tag, scan_inline
 from .metadata import text_problem
 from .text import (
@@ -448,7 +449,7 @@ def _nesting_change(masked: str) -> int:
     of its own only where nothing holds it, since the dialect renders Markdown in a ``<details>`` at the top level
     of a page."""
     found = scan_inline(masked)
-    change = sum(-1 if t.closing else 1 for t in found.tags if not t.self_closing and t.name not in VOID)
+    change = sum(-1 if t.closing else 1 for t in found.tags if not t.self_closing and t.name not in void_names())
     for _, tag in found.html:
         m = DETAILS_TAG_RE.match(tag)
         if m and not tag.rstrip().endswith("/>"):
