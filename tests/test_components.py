@@ -117,6 +117,17 @@ def test_display_math_directly_in_a_tab_group_is_text_outside_every_tab() -> Non
     assert "katex-display" in result.text and '===! "A"' in result.text
 
 
+def test_an_unknown_tag_closed_by_a_sibling_tab_keeps_its_content() -> None:
+    """Its content went with it (the tab was empty), and it was reported twice: unknown, then not closed."""
+    text = '<hfoptions id="x">\n<hfoption id="A">\n<Foo>\nkept text\n<hfoption id="B">\nb\n</hfoption>\n</hfoptions>\n'
+    result = converted(text)
+    assert messages(result) == [
+        "3:1 unknown component <Foo> [unknown-component]",
+        "2:1 <hfoption> opened here is not closed before <hfoption> at line 5 [unclosed-component]",
+    ]
+    assert '===! "A"\n\n    kept text\n' in result.text
+
+
 def test_a_close_that_matches_nothing_names_the_innermost_component_by_its_tag() -> None:
     result = converted("<Tip>\n<Foo>\ntext\n</Bar>\n</Foo>\n</Tip>\n")
     assert messages(result) == [

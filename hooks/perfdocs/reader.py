@@ -352,6 +352,9 @@ class Reader:
         while stack[-1].name != parent:
             inner = stack.pop()
             inner.body_end = at
+            if isinstance(inner, Unknown):  # its content stays where it is; the unknown-component error names it
+                stack[-1].children.extend(inner.children)
+                continue
             if inner.where in self.reported_open:
                 continue
             self.reported_open.add(inner.where)
