@@ -46,6 +46,7 @@ import griffe
 from . import markdown as md
 from .badges import recipe_pins
 from .diagnostics import Diagnostic, Location, display_path
+from .mkdocstrings_adapter import HANDLER, forget_loaded, made_handler, python_handler, search_path
 from .text import MARKER_RE, MEMBER_RE, marker_groups
 
 __all__ = [
@@ -67,7 +68,6 @@ __all__ = [
     "twin_heading",
 ]
 
-HANDLER = "python"
 SOURCES_DIR = Path(".cache") / "perfdocs" / "api-sources"  # pinned sources installed without dependencies
 SUBSET_DIR = Path(".cache") / "perfdocs" / "api-subset"  # the modules mkdocstrings reads, one folder per set
 DEFINITIONS_DIR = Path(".cache") / "perfdocs" / "api-names"  # which module defines which name, per version
@@ -1389,7 +1389,7 @@ def check_entries(config: ApiConfig, index: ApiIndex) -> None:
     line instead. In a build this is mkdocstrings' own handler, which keeps what it loaded for the pages."""
     if not index.entries or index.subset is None:
         return
-    handler = _python_handler(config)
+    handler = python_handler(config.plugin)
     collect = _collector(handler, index)
     dropped = False
     for entry in list(index.entries.values()):
@@ -1410,17 +1410,7 @@ def check_entries(config: ApiConfig, index: ApiIndex) -> None:
     if dropped and handler is not None:
         # The docstrings it read were rewritten with links to every entry, the dropped ones too, which would
         # be unresolved cross-references: it reads them again for the pages, with those links as code.
-        handler._modules_collection = griffe.ModulesCollection()
-        handler._lines_collection = griffe.LinesCollection()
-
-
-def _python_handler(config: ApiConfig) -> Any:
-    """mkdocstrings' Python handler of this build (made now if mkdocstrings has not yet); None outside a build."""
-    try:
-        handler = config.plugin.handlers.get_handler(HANDLER) if config.plugin is not None else None
-    except (AttributeError, RuntimeError, KeyError):  # the plugin is not set up for a build (load_config only)
-        return None
-    return handler if hasattr(handler, "collect") and hasattr(handler, "get_options") else None
+        forget_loaded(handler)
 
 
 def _collector(handler: Any, index: ApiIndex) -> Any:
@@ -1452,14 +1442,13 @@ def use_subset(config: ApiConfig, subset: Path) -> None:
     """Puts the module subset first on the Python handler's search path. mkdocstrings creates its handlers in
     its own on_config (to fetch inventories), before any hook runs: the handler that exists gets the folder
     on its search path (a private attribute of mkdocstrings-python 2.x, the only place it reads it from), and
-    the configuration gets it for a handler made later. tests/test_apirefs.py checks the handler reads it."""
+    the configuration gets it for a handler made later (mkdocstrings_adapter). tests/test_apirefs.py checks the
+    handler reads it."""
     if config.handler is not None:
         paths = [p for p in config.handler.get("paths") or [] if not str(p).startswith(str(config.root / SUBSET_DIR))]
         config.handler["paths"] = [str(subset), *paths]
-    handlers = getattr(config.plugin, "_handlers", None)
-    handler = getattr(handlers, "_handlers", {}).get(HANDLER) if handlers is not None else None
-    search = getattr(handler, "_paths", None)
-    if isinstance(search, list):
+    search = search_path(made_handler(config.plugin))
+    if search is not None:
         search[:] = [str(subset), *(p for p in search if not str(p).startswith(str(config.root / SUBSET_DIR)))]
 
 
