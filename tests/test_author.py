@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from perfdocs.build import with_error_box
+from perfdocs.errorboxes import with_error_box
 
 BOX = '<div class="admonition failure">x</div>\n'
 

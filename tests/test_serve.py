@@ -176,7 +176,7 @@ def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> No
 
 
 def test_a_page_gone_before_it_is_read_is_a_warning_not_a_traceback(tmp_path: Path) -> None:
-    from perfdocs.build import BuildState
+    from perfdocs.build import BuildState, read_page
 
     class Gone:
         src_uri = "a.md"
@@ -187,7 +187,8 @@ def test_a_page_gone_before_it_is_read_is_a_warning_not_a_traceback(tmp_path: Pa
             raise FileNotFoundError(2, "No such file or directory")
 
     state = BuildState()
-    problem = state._unreadable(Gone())
+    assert not state.read_again(Gone())
+    _, problem = read_page(Gone(), "docs/a.md")
     assert problem is not None and problem.level == "warning"
     assert problem.message == (
         "page could not be read (No such file or directory): it was moved or deleted while the site was built"

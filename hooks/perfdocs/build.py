@@ -23,6 +23,7 @@ from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
+from .errorboxes import ErrorBoxes
 from .gated import GatedModels
 from .history import GitRenames
 from .html import PageHTML, parse_page
@@ -52,11 +53,11 @@ from .redirects import (
     site_file_clashes,
     write_redirect_pages,
 )
-from .sanitize import Finding, clean_page, start_tags
+from .sanitize import Finding, clean_page
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
 from .sitecheck import nav_missing_pages, not_in_nav
 from .text import body_offset, split_front_matter
-from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
+from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
@@ -111,13 +112,9 @@ class BuildState:
     renames: Mapping[str, str] = field(default_factory=dict)  # docs path -> new path, as git sees HEAD (start)
     search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
     reported: set[str] = field(default_factory=set)
-    page_errors: dict[str, list[Diagnostic]] = field(default_factory=dict)  # dest file -> what its box lists
+    boxes: ErrorBoxes = field(default_factory=ErrorBoxes)  # each page's "Build error" box
     errors: int = 0
     site_nav: Any = None  # MkDocs' nav, for /llms.txt
-    # dest file -> the page as the theme printed it (before its "Build error" box), and the box it got
-    outputs: dict[str, str] = field(default_factory=dict)
-    boxes: dict[str, str] = field(default_factory=dict)
-    written: set[str] = field(default_factory=set)  # dest files the theme wrote in this (re)build
     themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
     nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
@@ -162,42 +159,34 @@ class BuildState:
         quiet_link_validation(config)
         self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
         without_repository(config)
-        missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
-        if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
-            missing.append("pymdownx.tabbed with alternate_style: true")
-        if missing:
-            from mkdocs.exceptions import PluginError
-
-            raise PluginError(
-                f"{self.display(config.config_file_path)}: perfdocs needs these markdown_extensions: "
-                + ", ".join(missing)
-            )
+        require_extensions(config, self.display(config.config_file_path))
 
     def files(self, files: Any) -> Any:
         for file in [f for f in files if f.src_uri.startswith(THEORY_DIR + "/")]:
             files.remove(file)
         assert self.project is not None
-        outside = outside_project(
-            [(f.src_uri, f.abs_src_path) for f in files if f.abs_src_path], self.project.docs_dir, self.root
+        docs = self.project.docs_dir
+        outside = outside_project([(f.src_uri, f.abs_src_path) for f in files if f.abs_src_path], docs, self.root)
+        self.report(
+            [
+                Diagnostic(
+                    Location(self.display(docs / link), 1),
+                    f"links to {target}, outside the project: it is not published",
+                    "path-outside-root",
+                    hint="copy the file into the project instead of linking to it",
+                )
+                for link, target in outside.links.items()
+            ]
         )
-        for link, target in outside.links.items():
-            self.report(
-                [
-                    Diagnostic(
-                        Location(self.display(self.project.docs_dir / link), 1),
-                        f"links to {target}, outside the project: it is not published",
-                        "path-outside-root",
-                        hint="copy the file into the project instead of linking to it",
-                    )
-                ]
-            )
         for file in [f for f in files if f.src_uri in outside.files]:
             files.remove(file)
         for file in list(files.documentation_pages()):
-            problem = self._unreadable(file)
+            source, problem = read_page(file, self.display(file.abs_src_path))
             if problem:  # MkDocs would stop with a traceback; the build goes on without the page instead
                 self.report([problem])
                 files.remove(file)
+            else:
+                self.sources[file.src_uri] = source
         assert self.library is not None
         self.scenario_pages = scenario_index(
             [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()],
@@ -242,29 +231,12 @@ class BuildState:
         self.report(index.problems)
         return index
 
-    def _unreadable(self, file: Any) -> Diagnostic | None:
-        """Why a page cannot be built, else None; its text, read here once, goes to ``self.sources``."""
-        try:
-            source = file.content_string
-        except UnicodeDecodeError as exc:
-            return Diagnostic(
-                Location(self.display(file.abs_src_path), 1),
-                f"page is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                "bad-encoding",
-                hint="save the file as UTF-8",
-            )
-        except OSError as exc:  # renamed or deleted since MkDocs listed the files (a save under mkdocs serve)
-            return Diagnostic(
-                Location(self.display(file.abs_src_path), 1),
-                f"page could not be read ({exc.strerror or exc}): it was moved or deleted while the site was built",
-                "unreadable-page",
-                level="warning",
-                hint="the next build picks up the change",
-            )
-        problems = page_problems(source, self.display(file.abs_src_path))
-        if not problems:
+    def read_again(self, file: Any) -> bool:
+        """The page's text read again (saved under mkdocs serve); False when it cannot be built now."""
+        source, problem = read_page(file, self.display(file.abs_src_path))
+        if problem is None:
             self.sources[file.src_uri] = source
-        return problems[0] if problems else None
+        return problem is None
 
     def nav(self, nav: Any, config: Any, files: Any) -> None:
         """With an explicit nav in mkdocs.yml, every page must be in it."""
@@ -279,13 +251,6 @@ class BuildState:
             known = {f.src_uri for f in files.documentation_pages()}
             text = config_file.read_text(encoding="utf-8")
             self.report(nav_missing_pages(text, self.display(config_file), known, self.renames))
-
-    def snippet_edit_url(self, snippet: Snippet) -> str | None:
-        """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
-        edit_base = self.project.edit_base if self.project else None
-        if not edit_base or self.project is None:
-            return None
-        return edit_base + self.project.docs_path(self.project.root / snippet.path)
 
     def render_page(
         self, src_uri: str, display: str, source: str, markdown: str
@@ -313,7 +278,7 @@ class BuildState:
             body_offset(source, markdown),
             source,
             generated_components(markdown, self.library, self.scenario_pages, src_uri),
-            self.snippet_edit_url,
+            self.project.edit_url if self.project else None,
             Site(
                 src_uri,
                 self.doc_files,
@@ -376,7 +341,7 @@ class BuildState:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too (show_problems); --strict fails anyway
-            self.page_errors[dest] = errors
+            self.boxes.add(dest, errors)
         else:
             self.inclusions[page.file.src_uri] = rendered.inclusions
         return rendered.text
@@ -393,7 +358,7 @@ class BuildState:
             located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
             new = [d for d in located if not markdown or _key(d) not in markdown.reported]
             self.report(new)
-            self.page_errors.setdefault(page.file.dest_uri, []).extend(new)
+            self.boxes.add(page.file.dest_uri, new)
         self.content_links[page.file.dest_uri] = parse_page(cleaned)
         expanded = self.markdown.get(page.file.src_uri)  # tells which sections are theory snippets' copies
         self.search_texts[page.url] = search_page(
@@ -423,7 +388,7 @@ class BuildState:
         changed are read again."""
         self.reported = set()
         self.errors = 0
-        self.written = set()
+        self.boxes.begin_rebuild()
         assert self.library is not None
         self.library.forget(snippets)
         self.check_snippets(sorted(snippets))
@@ -467,13 +432,12 @@ class BuildState:
             (self.inclusions, src),
             (self.cleaned, src),
             (self.prerendered, src),
-            (self.page_errors, dest),
             (self.content_links, dest),
-            (self.outputs, dest),
             (self.search_texts, page.url),
         ):
             kept.pop(key, None)
         self.link_map.forget(dest)
+        self.boxes.forget(dest)
         for users in self.snippet_users.values():
             users.discard(src)
         if src in self.themed:
@@ -498,34 +462,18 @@ class BuildState:
             located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
             late = [replace(d, hint="written by a plugin after the sanitiser; removed from the page") for d in located]
             self.report(late)
-            self.page_errors.setdefault(page.file.dest_uri, []).extend(late)
+            self.boxes.add(page.file.dest_uri, late)
         page.content = content
 
     def post_page(self, output: str, page: Any) -> None:
         """The page as the theme printed it: show_problems puts its "Build error" box in a copy of it."""
-        self.outputs[page.file.dest_uri] = output
-        self.written.add(page.file.dest_uri)
-
-    def target_ids(self, site: Path) -> dict[str, set[str]]:
-        """The ids of each page that redirects.yml sends a fragment to: of its content where this build parsed it,
-        else of the page built in ``site`` (one ``mkdocs serve --dirty`` did not rebuild)."""
-        found = {}
-        for src in sorted(self.anchor_targets):
-            dest = self.dest_of.get(src)
-            if dest is None:
-                continue
-            content = self.content_links.get(dest)
-            if content is not None:
-                found[src] = content.ids
-            elif (site / dest).is_file():
-                found[src] = page_ids((site / dest).read_text(encoding="utf-8"))
-        return found
+        self.boxes.printed(page.file.dest_uri, output)
 
     def post_build(self, config: Any) -> None:
         assert self.project is not None
         site = Path(config.site_dir)
         path = self.display(self.project.redirects_file)
-        self.page_ids = self.target_ids(site)
+        self.page_ids = target_ids(self.anchor_targets, self.dest_of, self.content_links, site)
         self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
         files = redirect_pages(
             self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p), self.page_ids
@@ -580,43 +528,20 @@ class BuildState:
         return self.base.rstrip("/")
 
     def show_problems(self, site: Path, report: Report) -> None:
-        """Each built page with problems gets one "Build error" box at the start of its article, listing each
-        problem once (what its Markdown, its HTML and its links showed): under ``mkdocs serve`` the author sees
-        them where they look."""
+        """Each built page with problems gets its "Build error" box (errorboxes.py): its own errors, and what the
+        link check found in it."""
         by_page: dict[str, list[Problem]] = {}
         for problem in report.problems:
             if problem.page in self.content_links:
                 by_page.setdefault(problem.page, []).append(problem)
-        boxes = {}
-        for page in sorted(set(by_page) | set(self.page_errors)):
-            problems = list(self.page_errors.get(page, ()))
-            if page in by_page:
-                page_report = replace(report, problems=by_page[page])
-                problems += to_diagnostics(
-                    page_report, site, self.link_map, self.site_label(site), self.base, self.renames
-                )
-            if problems:
-                boxes[page] = error_box(problems)
-        # a page the theme just wrote has no box yet; one written before keeps its box unless that changed
-        for page in sorted(set(boxes) | set(self.boxes)):
-            box = boxes.get(page)
-            if page not in self.written and box == self.boxes.get(page):
-                continue
-            path = site / page
-            if page in self.outputs:
-                html = self.outputs[page]
-            elif path.is_file():
-                html = path.read_text(encoding="utf-8")
-            else:
-                continue
-            if box is not None:
-                html, inserted = with_error_box(html, box)
-                if not inserted:
-                    continue
-            elif page in self.written:
-                continue
-            path.write_bytes(html.encode("utf-8", errors="xmlcharrefreplace"))
-        self.boxes = boxes
+        label = self.site_label(site)
+        found = {
+            page: to_diagnostics(
+                replace(report, problems=problems), site, self.link_map, label, self.base, self.renames
+            )
+            for page, problems in by_page.items()
+        }
+        self.boxes.write(site, found)
 
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages
@@ -626,6 +551,58 @@ class BuildState:
             return []
         paths = [self.project.redirects_file, self.project.root / RESULTS]
         return [os.fspath(path) for path in paths if path.exists()]
+
+
+def require_extensions(config: Any, where: str) -> None:
+    """Stops the build when mkdocs.yml lacks a Markdown extension the dialect's output needs."""
+    missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
+    if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
+        missing.append("pymdownx.tabbed with alternate_style: true")
+    if missing:
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(f"{where}: perfdocs needs these markdown_extensions: " + ", ".join(missing))
+
+
+def read_page(file: Any, display: str) -> tuple[str, Diagnostic | None]:
+    """A page's text, read once (BuildState.sources), or why it cannot be built."""
+    try:
+        source = file.content_string
+    except UnicodeDecodeError as exc:
+        return "", Diagnostic(
+            Location(display, 1),
+            f"page is not UTF-8 text ({exc.reason} at byte {exc.start})",
+            "bad-encoding",
+            hint="save the file as UTF-8",
+        )
+    except OSError as exc:  # renamed or deleted since MkDocs listed the files (a save under mkdocs serve)
+        return "", Diagnostic(
+            Location(display, 1),
+            f"page could not be read ({exc.strerror or exc}): it was moved or deleted while the site was built",
+            "unreadable-page",
+            level="warning",
+            hint="the next build picks up the change",
+        )
+    problems = page_problems(source, display)
+    return source, problems[0] if problems else None
+
+
+def target_ids(
+    targets: set[str], dest_of: Mapping[str, str], content: Mapping[str, PageHTML], site: Path
+) -> dict[str, set[str]]:
+    """The ids of each page that redirects.yml sends a fragment to (``targets``, docs paths): of its content where
+    this build parsed it, else of the page built in ``site`` (one ``mkdocs serve --dirty`` did not rebuild)."""
+    found = {}
+    for src in sorted(targets):
+        dest = dest_of.get(src)
+        if dest is None:
+            continue
+        parsed = content.get(dest)
+        if parsed is not None:
+            found[src] = parsed.ids
+        elif (site / dest).is_file():
+            found[src] = page_ids((site / dest).read_text(encoding="utf-8"))
+    return found
 
 
 @dataclass
@@ -741,44 +718,3 @@ def _construct_columns(line: str, needle: str) -> Iterator[int]:
         if starts and ends:
             yield at
         at = line.find(needle, at + 1)
-
-
-def error_box(diagnostics: list[Diagnostic]) -> str:
-    """The red "Build error" admonition, as HTML: each problem once (a broken link the dialect and the link check
-    both found is one), in the order found, its text escaped once."""
-    shown: dict[tuple[str, str], Diagnostic] = {}
-    for d in diagnostics:
-        key = (str(d.location), d.code) if d.code == "missing-file" else (str(d.location), d.message)
-        shown.setdefault(key, d)
-    items = "".join(
-        f"<li><code>{escape(str(d.location))}</code>: {escape(d.message)}"
-        + (f" ({escape(d.hint)})" if d.hint else "")
-        + "</li>"
-        for d in shown.values()
-    )
-    count = f"{len(shown)} problem{'s' if len(shown) > 1 else ''}"
-    return (
-        f'<div class="admonition failure"><p class="admonition-title">Build error: this page has {count}'
-        f"</p><ul>{items}</ul></div>\n"
-    )
-
-
-def content_start(html: str) -> int | None:
-    """Offset in a built page right after its ``<article>`` start tag (Material puts the page content there;
-    the article holds the edit button and the content), else after ``<body>``; None when it has neither."""
-    tags = start_tags(html)
-    for name in ("article", "body"):
-        found = next((tag for tag in tags if tag.name == name), None)
-        if found is not None:
-            return found.end
-    return None
-
-
-def with_error_box(html: str, box: str) -> tuple[str, bool]:
-    """The built page with ``box`` at the start of its content, and whether there was a place for it.
-
-    The box goes in without a line break, so every tag after it keeps its line (the checker's locations)."""
-    at = content_start(html)
-    if at is None:
-        return html, False
-    return html[:at] + box.rstrip("\n") + html[at:], True

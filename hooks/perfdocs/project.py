@@ -26,7 +26,7 @@ from .linkcheck import base_path
 from .matrix import scan_scenario_pages
 from .redirects import RedirectHosts, redirect_hosts
 from .text import markdown_slug, use_slugify
-from .theory import THEORY_DIR, Inclusion, SnippetLibrary
+from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
 
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
 REDIRECTS_FILE = "redirects.yml"
@@ -145,6 +145,11 @@ class Project:
             return None
         edit_uri = self.edit_uri if self.edit_uri.endswith("/") else self.edit_uri + "/"
         return urljoin(self.repo_url if self.repo_url.endswith("/") else self.repo_url + "/", edit_uri)
+
+    def edit_url(self, snippet: Snippet) -> str | None:
+        """Where "edit this explanation" leads: the snippet's source, not the page that shows it."""
+        edit_base = self.edit_base
+        return edit_base + self.docs_path(self.root / snippet.path) if edit_base else None
 
     def pages(self) -> list[Path]:
         """Every Markdown page under docs_dir, theory snippets excluded, sorted."""

@@ -181,7 +181,7 @@ class LiveBuilds:
         by_src = {f.src_uri: f for f in files.documentation_pages()}
         before = {src: state.sources[src] for src in plan.changed_pages}
         for src in plan.changed_pages:
-            if state._unreadable(by_src[src]) is not None:
+            if not state.read_again(by_src[src]):
                 return False  # the full build reports it and leaves the page out
             if API_MARKER in before[src] or API_MARKER in state.sources[src]:
                 return False  # its entries are in the API index every page's links resolve with
