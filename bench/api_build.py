@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hooks"))
 
 from mkdocs.utils.yaml import yaml_load  # noqa: E402
-from perfdocs.apirefs import ApiConfig, build_index  # noqa: E402
+from perfdocs.apiconfig import ApiConfig  # noqa: E402
+from perfdocs.apirefs import build_index  # noqa: E402
 
 API_PAGES = Path("performance") / "api"
 COPIED = ("docs", "hooks", "overrides", "redirects.yml", "pyproject.toml", "bench/results")

@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from perfdocs import apirefs
-from perfdocs.apirefs import ApiConfig, ApiIndex, Source, build_index, library_sources
+from perfdocs import apirefs, apisources
+from perfdocs.apiconfig import ApiConfig
+from perfdocs.apirefs import ApiIndex, build_index
+from perfdocs.apisources import Source, library_sources
 from perfdocs.dialect import Site
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary
@@ -70,7 +72,7 @@ def write_fakelib(target: Path) -> None:
 @pytest.fixture
 def pip(monkeypatch: pytest.MonkeyPatch) -> FakePip:
     fake = FakePip()
-    monkeypatch.setattr(apirefs, "_pip_install", fake)
+    monkeypatch.setattr(apisources, "_pip_install", fake)
     return fake
 
 
@@ -91,14 +93,14 @@ def logged() -> Iterator[list[str]]:
             messages.append(f"{record.levelname} {text}")
 
     handler = Collect(logging.DEBUG)
-    previous = apirefs.log.level
-    apirefs.log.addHandler(handler)
-    apirefs.log.setLevel(logging.DEBUG)
+    previous = apisources.log.level
+    apisources.log.addHandler(handler)
+    apisources.log.setLevel(logging.DEBUG)
     try:
         yield messages
     finally:
-        apirefs.log.removeHandler(handler)
-        apirefs.log.setLevel(previous)
+        apisources.log.removeHandler(handler)
+        apisources.log.setLevel(previous)
 
 
 FETCHING = f"INFO perfdocs: fetching the API sources of fakelib 1.0 into {CACHE} (first build only)..."
@@ -111,7 +113,7 @@ def sources(config: ApiConfig) -> tuple[dict[str, Source], list[str]]:
 
 
 def cache_listing(config: ApiConfig) -> list[str]:
-    return sorted(p.name for p in (config.root / apirefs.SOURCES_DIR).iterdir())
+    return sorted(p.name for p in (config.root / apisources.SOURCES_DIR).iterdir())
 
 
 # -- a fetch, and its manifest ---------------------------------------------------------------------------------
@@ -239,13 +241,13 @@ def test_the_check_hashes_only_files_whose_stat_changed(
 ) -> None:
     sources(project)
     hashed: list[str] = []
-    real = apirefs._sha256
+    real = apisources._sha256
 
     def counted(file: Path) -> str:
         hashed.append(file.name)
         return real(file)
 
-    monkeypatch.setattr(apirefs, "_sha256", counted)
+    monkeypatch.setattr(apisources, "_sha256", counted)
     assert sources(project)[1] == []
     assert hashed == []
     core = project.root / ENTRY / "fakelib" / "core.py"
@@ -304,7 +306,7 @@ def test_a_fetch_interrupted_in_this_process_leaves_nothing(
         write_fakelib(target)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(apirefs, "_pip_install", interrupted)
+    monkeypatch.setattr(apisources, "_pip_install", interrupted)
     with pytest.raises(KeyboardInterrupt):
         library_sources(project)
     assert cache_listing(project) == []
@@ -412,7 +414,7 @@ def test_an_unknown_name_is_still_an_error_when_the_sources_are_there(project: A
 def test_the_cache_deleted_between_the_check_and_the_reading_is_fetched_again(
     project: ApiConfig, pip: FakePip, logged: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = apirefs._fetch
+    real = apisources.fetch_sources
     deleted: list[bool] = []
 
     def then_deleted(*args: object, **kwargs: object) -> Path:
@@ -422,7 +424,7 @@ def test_the_cache_deleted_between_the_check_and_the_reading_is_fetched_again(
             shutil.rmtree(project.root / ".cache")  # someone cleans the cache right after it was checked
         return target
 
-    monkeypatch.setattr(apirefs, "_fetch", then_deleted)
+    monkeypatch.setattr(apisources, "fetch_sources", then_deleted)
     index = build_index(project, [("api.md", "docs/api.md", PAGE)])
     assert (index.problems, index.unavailable) == ([], {})
     assert logged == [
@@ -529,7 +531,7 @@ def test_the_pip_command_and_a_whole_fetch(project: ApiConfig, monkeypatch: pyte
         write_fakelib(Path(command[command.index("--target") + 1]))
         return subprocess.CompletedProcess(command, 0, "", "")
 
-    monkeypatch.setattr(apirefs.subprocess, "run", run)
+    monkeypatch.setattr(apisources.subprocess, "run", run)
     found, problems = sources(project)
     assert problems == [] and (found["fakelib"].root / "fakelib" / "core.py").read_text() == CORE
     [command] = commands
@@ -550,7 +552,7 @@ def test_pip_that_cannot_run_is_one_diagnostic(project: ApiConfig, monkeypatch: 
     def run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         raise FileNotFoundError(2, "No such file or directory", command[0])
 
-    monkeypatch.setattr(apirefs.subprocess, "run", run)
+    monkeypatch.setattr(apisources.subprocess, "run", run)
     found, problems = sources(project)
     assert found == {}
     assert problems == [

@@ -9,20 +9,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from perfdocs import apirefs
+from perfdocs import apiconfig, apirefs, apisources
 from perfdocs import markdown as md
-from perfdocs.apirefs import (
-    ApiConfig,
-    ApiIndex,
-    ApiLink,
-    api_link,
-    autodoc_blocks,
-    build_index,
-    docstring_markdown,
-    library_sources,
-    misread_brackets,
-)
+from perfdocs.apiconfig import ApiConfig
+from perfdocs.apilinks import ApiLink, api_link, misread_brackets
+from perfdocs.apirefs import ApiIndex, autodoc_blocks, build_index
+from perfdocs.apisources import library_sources
 from perfdocs.dialect import Site
+from perfdocs.docstrings import docstring_markdown
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary
 
@@ -396,7 +390,7 @@ def test_a_pinned_library_that_cannot_be_fetched(tmp_path: Path, monkeypatch: py
         calls.append(command[3:])
         return subprocess.CompletedProcess(command, 1, "", "ERROR: No matching distribution found for nolib==1.2.3\n")
 
-    monkeypatch.setattr(apirefs.subprocess, "run", pip)
+    monkeypatch.setattr(apisources.subprocess, "run", pip)
     found, problems = library_sources(ApiConfig(tmp_path, ("nolib",)))
     assert calls and calls[0][:3] == ["install", "--quiet", "--no-deps"] and calls[0][-1] == "nolib==1.2.3"
     assert (found, [str(p) for p in problems]) == (
@@ -408,8 +402,8 @@ def test_a_pinned_library_that_cannot_be_fetched(tmp_path: Path, monkeypatch: py
             "until then the API entries and links of nolib are left out)"
         ],
     )
-    assert not (tmp_path / apirefs.SOURCES_DIR / "nolib-1.2.3").exists()
-    assert list((tmp_path / apirefs.SOURCES_DIR).iterdir()) == []  # nor the folder pip was given
+    assert not (tmp_path / apisources.SOURCES_DIR / "nolib-1.2.3").exists()
+    assert list((tmp_path / apisources.SOURCES_DIR).iterdir()) == []  # nor the folder pip was given
 
 
 def test_the_pinned_installed_sources_are_used_and_nothing_is_imported(api: ApiIndex) -> None:
@@ -428,11 +422,11 @@ def test_api_config_reads_the_plugin() -> None:
     plugin = SimpleNamespace(config={"handlers": {"python": handler}})
     config = SimpleNamespace(get=lambda key: {"mkdocstrings": plugin} if key == "plugins" else None)
     config.config_file_path = str(ROOT / "mkdocs.yml")  # type: ignore[attr-defined]
-    settings = apirefs.api_config(config)
+    settings = apiconfig.api_config(config)
     assert settings is not None and settings.namespaces == ("transformers", "peft") and settings.root == ROOT
     assert settings.handler is handler  # the build sets its paths to the module subset
     empty = SimpleNamespace(get=lambda key: {} if key == "plugins" else None, config_file_path="mkdocs.yml")
-    assert apirefs.api_config(empty) is None
+    assert apiconfig.api_config(empty) is None
 
 
 def test_mkdocstrings_reads_the_module_subset() -> None:
@@ -442,7 +436,7 @@ def test_mkdocstrings_reads_the_module_subset() -> None:
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     config = config.plugins.on_config(config)
-    settings = apirefs.api_config(config)
+    settings = apiconfig.api_config(config)
     assert settings is not None
     index = build_index(settings, [("api/x.md", "docs/api/x.md", "[[autodoc]] Mxfp4Config\n")])
     handler = config.plugins["mkdocstrings"].handlers.get_handler("python")
@@ -461,7 +455,7 @@ def test_a_refused_entry_leaves_mkdocstrings_nothing_stale(monkeypatch: pytest.M
     monkeypatch.setattr(apirefs, "exported_imports", lambda exported: "")
     config = load_config(str(ROOT / "mkdocs.yml"))
     config = config.plugins.on_config(config)
-    settings = apirefs.api_config(config)
+    settings = apiconfig.api_config(config)
     assert settings is not None
     pages = [("api/x.md", "docs/api/x.md", "[[autodoc]] Mxfp4Config\n\n[[autodoc]] Trainer\n")]
     index = build_index(settings, pages)

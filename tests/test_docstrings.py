@@ -13,9 +13,11 @@ from pathlib import Path
 
 import griffe
 import pytest
-from perfdocs import apirefs
-from perfdocs.apirefs import ApiIndex, Source, parameter_head
+from perfdocs import apirefs, docstrings
+from perfdocs.apirefs import ApiIndex
+from perfdocs.apisources import Source
 from perfdocs.diagnostics import Location
+from perfdocs.docstrings import parameter_head
 
 from .conftest import ROOT, check_golden
 
@@ -39,11 +41,11 @@ def fakelib() -> griffe.Module:
     for line, name in enumerate(DOCUMENTED, 1):
         entry = index.add_entry("api.md", Location("docs/api.md", line), name, [])
         assert isinstance(entry, apirefs.Entry), entry
-    saved = apirefs._CURRENT[:]
-    apirefs._CURRENT[:] = [index]
+    saved = docstrings._CURRENT[:]
+    docstrings._CURRENT[:] = [index]
     try:
         loader = griffe.GriffeLoader(
-            extensions=griffe.load_extensions(apirefs.DocBuilderDocstrings),
+            extensions=griffe.load_extensions(docstrings.DocBuilderDocstrings),
             search_paths=[str(GOLDEN)],
             docstring_parser=griffe.Parser.google,
             docstring_options={"warnings": False},
@@ -52,7 +54,7 @@ def fakelib() -> griffe.Module:
         module = loader.load("fakelib")
         loader.resolve_aliases(implicit=False, external=False)
     finally:
-        apirefs._CURRENT[:] = saved
+        docstrings._CURRENT[:] = saved
     assert isinstance(module, griffe.Module)
     return module
 
@@ -121,13 +123,13 @@ def test_lines_that_are_no_doc_builder_head(line: str) -> None:
 
 def test_a_head_is_read_only_at_its_sections_item_indentation() -> None:
     text = "Args:\n    n (`int`, *optional*):\n        See (`x`, *optional*): not a head.\n\nText (`y`): not a head."
-    read = apirefs.read_docstring(text, None)
+    read = docstrings.read_docstring(text, None)
     assert read.markdown == "Args:\n    n (int):\n        See (`x`, *optional*): not a head.\n\nText (`y`): not a head."
     assert (read.defaults, read.optional) == ({}, frozenset({"n"}))
 
 
 def test_attributes_take_the_type_and_give_no_default() -> None:
-    read = apirefs.read_docstring("Attributes:\n    n (`int`, *optional*, defaults to 2): N.", None)
+    read = docstrings.read_docstring("Attributes:\n    n (`int`, *optional*, defaults to 2): N.", None)
     assert (read.markdown, read.defaults, read.optional) == ("Attributes:\n    n (int): N.", {}, frozenset())
 
 
@@ -179,7 +181,8 @@ def _written_optional(index: ApiIndex, identifier: str) -> set[str]:
 def test_no_parameter_written_optional_is_shown_required(site_as_deployed: Path) -> None:
     """Over the built site's API pages: every parameter a docstring writes *optional* has a default shown, and
     the rows of the objects the issue named (GenerationConfig, from_pretrained) all have a type and a default."""
-    from perfdocs.apirefs import ApiConfig, build_index
+    from perfdocs.apiconfig import ApiConfig
+    from perfdocs.apirefs import build_index
 
     docs = ROOT / "docs"
     pages = sorted((docs / "performance" / "api").glob("*.md"))
@@ -269,12 +272,12 @@ def fakelib_page(tmp_path_factory: pytest.TempPathFactory) -> str:
         + _handler_options(),
         encoding="utf-8",
     )
-    saved = apirefs._CURRENT[:]
-    apirefs._CURRENT[:] = [index]
+    saved = docstrings._CURRENT[:]
+    docstrings._CURRENT[:] = [index]
     try:
         build(load_config(str(tmp / "mkdocs.yml"), site_dir=str(tmp / "site")))
     finally:
-        apirefs._CURRENT[:] = saved
+        docstrings._CURRENT[:] = saved
     return (tmp / "site" / "index.html").read_text(encoding="utf-8")
 
 

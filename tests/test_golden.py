@@ -9,7 +9,8 @@ import functools
 from pathlib import Path
 
 import pytest
-from perfdocs.apirefs import ApiConfig, ApiIndex, build_index
+from perfdocs.apiconfig import ApiConfig
+from perfdocs.apirefs import ApiIndex, build_index
 from perfdocs.dialect import Site
 from perfdocs.pipeline import render_source
 from perfdocs.theory import SnippetLibrary

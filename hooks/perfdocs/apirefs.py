@@ -28,47 +28,44 @@ import logging
 import os
 import re
 import shutil
-import string
-import subprocess
-import sys
 import tempfile
-import textwrap
-import time
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import griffe
 
 from . import markdown as md
-from .badges import recipe_pins
+from .apiconfig import ApiConfig, api_config
+from .apilinks import MODULE_NAME_RE
+from .apisources import (
+    MANIFEST,
+    Source,
+    fetch_sources,
+    library_sources,
+    log,
+    shown_path,
+    sources_problem,
+    why_failed,
+)
 from .diagnostics import Diagnostic, Location, display_path
-from .mkdocstrings_adapter import HANDLER, forget_loaded, made_handler, python_handler, search_path
+from .docstrings import use_index
+from .mkdocstrings_adapter import forget_loaded, made_handler, python_handler, search_path
 from .text import MARKER_RE, MEMBER_RE, marker_groups
 
 __all__ = [
-    "ApiConfig",
     "ApiIndex",
-    "ApiLink",
     "Entry",
     "Problem",
     "Resolved",
-    "api_config",
-    "api_link",
     "autodoc_blocks",
     "build_index",
     "check_entries",
-    "misread_brackets",
-    "read_docstring",
-    "reference_labels",
     "signature_formatter",
     "twin_heading",
 ]
 
-SOURCES_DIR = Path(".cache") / "perfdocs" / "api-sources"  # pinned sources installed without dependencies
 SUBSET_DIR = Path(".cache") / "perfdocs" / "api-subset"  # the modules mkdocstrings reads, one folder per set
 DEFINITIONS_DIR = Path(".cache") / "perfdocs" / "api-names"  # which module defines which name, per version
 MAX_ALIAS_HOPS = 12
@@ -84,357 +81,6 @@ class Problem:
     code: str
     hint: str | None = None
     member: str | None = None  # the member line it is about, when it is one (an [[autodoc]] member)
-
-
-# -- configuration -------------------------------------------------------------------------------------------
-@dataclass
-class ApiConfig:
-    """The API reference's settings, read from the mkdocstrings plugin in mkdocs.yml."""
-
-    root: Path  # the directory of mkdocs.yml
-    namespaces: tuple[str, ...]  # the libraries, in lookup order (the handler's preload_modules)
-    handler: dict[str, Any] | None = None  # the Python handler's live config: its ``paths`` are set per build
-    config_file: str = "mkdocs.yml"  # as diagnostics name it
-    plugin: Any = None  # the mkdocstrings plugin, whose Python handler may already exist (see use_subset)
-
-
-def api_config(config: Any, display: str = "mkdocs.yml") -> ApiConfig | None:
-    """The API settings of a validated MkDocs config; None when the mkdocstrings plugin is not enabled."""
-    plugins = config.get("plugins") if hasattr(config, "get") else None
-    plugin = plugins.get("mkdocstrings") if plugins is not None else None
-    if plugin is None:
-        return None
-    handlers = plugin.config.get("handlers") if hasattr(plugin, "config") else None
-    if not isinstance(handlers, dict):
-        return None
-    handler = handlers.setdefault(HANDLER, {})
-    options = handler.get("options") or {}
-    namespaces = tuple(str(n) for n in options.get("preload_modules") or ())
-    root = Path(os.path.abspath(config.config_file_path or "mkdocs.yml")).parent
-    return ApiConfig(root, namespaces, handler, display, plugin)
-
-
-# -- where each library's source comes from ------------------------------------------------------------------
-# A cache entry (``.cache/perfdocs/api-sources/<name>-<version>``) is what ``pip install --no-deps --target``
-# wrote, plus MANIFEST: every file's size, mtime and sha256, written last. pip writes into a FETCH_PREFIX
-# folder next to the entry, renamed into place once complete, so an entry is all or nothing. Each build checks
-# the entry against its manifest: the file list, sizes and mtimes (for transformers' 2,922 files, 54 MB:
-# 0.04-0.09 s on a loaded 2-core machine, manifest read included), and hashes a file only when its mtime
-# differs (hashing all of it: 0.13 s idle, 0.27-0.37 s loaded, each build, which is why it is not done).
-# An entry that does not match (no manifest, a file missing, added or changed) is removed and fetched again.
-MANIFEST = "perfdocs-manifest.json"
-FETCH_PREFIX = ".perfdocs-fetch-"  # + '<pid>-<name>-<version>-<random>': a fetch in progress (or interrupted)
-_STARTED = time.time()  # about when this process started: a fetch folder older than it is no fetch of its own
-log = logging.getLogger("mkdocs.plugins.perfdocs")
-
-
-@dataclass(frozen=True)
-class Source:
-    name: str  # the import name, e.g. 'transformers'
-    version: str
-    root: Path  # the directory that holds the package folder
-    cache: Path | None = None  # the API sources cache it was fetched into; None for an installed distribution
-
-
-class SourcesError(OSError):
-    """The pinned sources could not be fetched into the cache: ``str()`` says why, naming the cache."""
-
-
-def _installed(name: str) -> tuple[str, Path] | None:
-    """(version, folder holding the package) of an installed distribution, read from its metadata (no import)."""
-    try:
-        dist = metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return None
-    base = Path(str(dist.locate_file("")))
-    return (dist.version, base) if (base / name / "__init__.py").is_file() else None
-
-
-def _pinned(root: Path) -> dict[str, str]:
-    path = root / "pyproject.toml"
-    if not path.is_file():
-        return {}
-    pins, _ = recipe_pins(path.read_text(encoding="utf-8"))
-    return {name.lower(): version for name, version in pins}
-
-
-def _shown(path: Path, root: Path | None) -> str:
-    return display_path(path, root) if root is not None else path.as_posix()
-
-
-def _pip_install(name: str, version: str, target: Path) -> None:
-    """``name==version`` installed without dependencies into ``target`` (what griffe's load_pypi does); an
-    OSError with pip's last line when it fails."""
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--no-deps",
-        "--no-compile",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--target",
-        str(target),
-        f"{name}=={version}",
-    ]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise OSError(f"cannot run pip: {exc}") from exc
-    if done.returncode:
-        said = (done.stderr or done.stdout).strip().splitlines()
-        raise OSError(said[-1] if said else f"pip exited with {done.returncode}")
-
-
-def _files(entry: Path) -> dict[str, os.stat_result]:
-    """Every file under ``entry`` (its manifest aside), by its '/'-separated relative path."""
-    found: dict[str, os.stat_result] = {}
-    stack = [(entry, "")]
-    while stack:
-        folder, prefix = stack.pop()
-        with os.scandir(folder) as items:
-            for item in items:
-                rel = prefix + item.name
-                if item.is_dir(follow_symlinks=False):
-                    stack.append((Path(item.path), rel + "/"))
-                elif rel != MANIFEST:
-                    found[rel] = item.stat(follow_symlinks=False)
-    return found
-
-
-def _sha256(file: Path) -> str:
-    with file.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _write_manifest(entry: Path, name: str, version: str, digests: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Writes the entry's manifest (to a temporary file, then renamed: it is whole or absent); returns it.
-    ``digests``: the sha256 of each file, when they are known (else each file is hashed)."""
-    files = {
-        rel: {
-            "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns,
-            "sha256": digests[rel] if digests is not None else _sha256(entry / rel),
-        }
-        for rel, st in sorted(_files(entry).items())
-    }
-    manifest = {"format": 1, "package": name, "version": version, "files": files}
-    tmp = entry / f".{MANIFEST}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=0, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, entry / MANIFEST)
-    return manifest
-
-
-def _some(paths: list[str]) -> str:
-    more = len(paths) - 1
-    return paths[0] + (f" and {more} more file{'s' if more > 1 else ''}" if more else "")
-
-
-def _entry_problem(entry: Path, name: str, version: str) -> str | None:
-    """Why the cache entry cannot be used ('is incomplete (missing peft/x.py)'); None when it matches its
-    manifest. Files whose size and mtime match are taken as they are; the others are hashed."""
-    try:
-        text = (entry / MANIFEST).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return f"is incomplete (it has no {MANIFEST})"
-    except OSError as exc:
-        return f"is unreadable ({MANIFEST}: {exc.strerror or exc})"
-    except UnicodeDecodeError:
-        text = ""
-    try:
-        manifest = json.loads(text)
-        listed = {str(k): (int(v["size"]), int(v["mtime_ns"]), str(v["sha256"])) for k, v in manifest["files"].items()}
-        package, pinned = manifest["package"], manifest["version"]
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return f"is corrupt (its {MANIFEST} is not one perfdocs wrote)"
-    if (package, pinned) != (name, version):
-        return f"is corrupt (its {MANIFEST} is for {package} {pinned})"
-    try:
-        present = _files(entry)
-    except OSError:
-        return "is incomplete (its files went away while they were checked)"
-    missing = sorted(set(listed) - set(present))
-    if missing:
-        return f"is incomplete (missing {_some(missing)})"
-    extra = sorted(set(present) - set(listed))
-    if extra:
-        return f"is corrupt (it has files its {MANIFEST} does not list: {_some(extra)})"
-    changed: list[str] = []
-    touched: list[str] = []
-    for rel, (size, mtime, digest) in sorted(listed.items()):
-        st = present[rel]
-        if st.st_size != size:
-            changed.append(rel)
-        elif st.st_mtime_ns != mtime:
-            try:
-                same = _sha256(entry / rel) == digest
-            except OSError:
-                return f"is incomplete (missing {rel})"
-            (touched if same else changed).append(rel)
-    if changed:
-        return f"is corrupt ({_some(changed)} changed since it was fetched)"
-    if touched:  # same content, new mtimes (a copy of the cache): the next build need not hash them again
-        try:
-            _write_manifest(entry, name, version, {rel: digest for rel, (_, _, digest) in listed.items()})
-        except (OSError, KeyError):  # KeyError: a file came meanwhile; the next build sees it
-            pass
-    return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # someone else's process: alive
-        return True
-    return True
-
-
-def _remove_stale_fetches(cache: Path, root: Path | None = None) -> None:
-    """Removes the fetch folders an interrupted fetch of an earlier process left in ``cache``: named
-    FETCH_PREFIX + the fetching process's id, older than this process, and that process gone. Nothing else
-    in the cache is touched."""
-    try:
-        items = list(os.scandir(cache))
-    except OSError:
-        return
-    for item in items:
-        if not item.name.startswith(FETCH_PREFIX):
-            continue
-        pid = item.name[len(FETCH_PREFIX) :].split("-", 1)[0]
-        try:
-            stale = item.is_dir(follow_symlinks=False) and item.stat(follow_symlinks=False).st_mtime < _STARTED
-        except OSError:
-            continue
-        if not stale or not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
-            continue
-        shutil.rmtree(item.path, ignore_errors=True)
-        if not os.path.exists(item.path):
-            log.info("perfdocs: removed %s, left by an interrupted fetch of API sources", _shown(Path(item.path), root))
-
-
-def _fetch(name: str, version: str, cache: Path, root: Path | None = None, gone: bool = False) -> Path:
-    """The cache entry with the pinned sources: checked against its manifest, else fetched (again). A
-    SourcesError naming the cache when it cannot be. ``root``: what paths in messages are relative to;
-    ``gone``: the entry was there earlier in this build (and may have been deleted since)."""
-    target = cache / f"{name}-{version}"
-    _remove_stale_fetches(cache, root)
-    there = os.path.lexists(target)
-    problem = _entry_problem(target, name, version) if there else "disappeared during the build" if gone else None
-    if there and problem is None:
-        return target
-    shown = _shown(target, root)
-    if problem is not None:
-        log.info("perfdocs: API sources cache %s %s; fetching it again", shown, problem)
-    try:
-        if there:
-            _remove(target)
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f"{FETCH_PREFIX}{os.getpid()}-{name}-{version}-", dir=cache))
-    except OSError as exc:
-        raise SourcesError(_fetch_failure(name, version, shown, problem, f"{exc.strerror or exc}")) from exc
-    started = time.perf_counter()
-    if problem is None:
-        log.info(
-            "perfdocs: fetching the API sources of %s %s into %s (first build only)...",
-            name,
-            version,
-            _shown(cache, root),
-        )
-    try:
-        _pip_install(name, version, tmp)
-        if not (tmp / name / "__init__.py").is_file():
-            raise OSError(f"pip installed no {name}/__init__.py")
-        manifest = _write_manifest(tmp, name, version)
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if _entry_problem(target, name, version) is not None:  # another build put it there first: fine
-                raise
-    except OSError as exc:
-        raise SourcesError(_fetch_failure(name, version, shown, problem, str(exc))) from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    size = sum(f["size"] for f in manifest["files"].values())
-    log.info(
-        "perfdocs: fetched the API sources of %s %s (%d file%s, %.0f MB) in %.1f s",
-        name,
-        version,
-        len(manifest["files"]),
-        "" if len(manifest["files"]) == 1 else "s",
-        size / 1e6,
-        time.perf_counter() - started,
-    )
-    return target
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)  # a file another process deletes first is no error
-    elif os.path.lexists(path):
-        os.unlink(path)
-    if os.path.lexists(path):
-        raise OSError(f"cannot remove {path}")
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, SyntaxError):
-        return f"{exc.msg} ({exc.filename}:{exc.lineno})"
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
-    return str(exc) or type(exc).__name__
-
-
-def _fetch_failure(name: str, version: str, shown: str, problem: str | None, why: str) -> str:
-    if problem is None:
-        return f"cannot fetch the sources of {name}=={version} into the API sources cache {shown}: {why}"
-    return f"the API sources cache {shown} {problem}, and fetching {name}=={version} again failed: {why}"
-
-
-def library_sources(config: ApiConfig, fetch: bool = True) -> tuple[dict[str, Source], list[Diagnostic]]:
-    """Each library's source: installed at the pinned version, else the pinned version fetched into the cache."""
-    pins = _pinned(config.root)
-    found: dict[str, Source] = {}
-    problems: list[Diagnostic] = []
-    where = Location(config.config_file, 1)
-    for name in config.namespaces:
-        pin = pins.get(name.lower())
-        installed = _installed(name)
-        if installed and (pin is None or installed[0] == pin):
-            found[name] = Source(name, installed[0], installed[1])
-            continue
-        if pin is None:
-            problems.append(
-                Diagnostic(
-                    where,
-                    f"the API reference needs the sources of {name}: it is not installed and the recipes extra "
-                    "does not pin it",
-                    "api-sources",
-                    hint=f'pin it in pyproject.toml (recipes = ["{name}==..."]) or pip install it',
-                )
-            )
-            continue
-        if not fetch:
-            continue
-        cache = config.root / SOURCES_DIR
-        try:
-            found[name] = Source(name, pin, _fetch(name, pin, cache, config.root), cache)
-        except OSError as exc:
-            problems.append(_sources_problem(where, name, pin, str(exc)))
-    return found, problems
-
-
-def _sources_problem(where: Location, name: str, version: str, message: str) -> Diagnostic:
-    return Diagnostic(
-        where,
-        message,
-        "api-sources",
-        hint=f"pip install --no-deps {name}=={version} (the build reads its files; nothing imports it); until "
-        f"then the API entries and links of {name} are left out",
-    )
 
 
 # -- a library, read module by module ------------------------------------------------------------------------
@@ -682,7 +328,9 @@ class ApiIndex:
                     break
                 except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
                     if retry is None or source.cache is None:
-                        index.unavailable[name] = f"cannot read the sources of {name} {source.version}: {_why(exc)}"
+                        index.unavailable[name] = (
+                            f"cannot read the sources of {name} {source.version}: {why_failed(exc)}"
+                        )
                         break
                 try:
                     source, retry = retry(source), None
@@ -701,7 +349,7 @@ class ApiIndex:
             library = self.libraries.get(ns)
             if library is not None and library.vanished():
                 source = library.source
-                where = _shown(source.root, self.root)
+                where = shown_path(source.root, self.root)
                 if source.cache is not None:
                     why = f"the API sources cache {where} disappeared during the build"
                     then = "; the next build fetches it again"
@@ -1242,7 +890,6 @@ def twin_heading(heading: str, name: str, entry: Entry) -> int | None:
 def site_index(config_file: Path, display: str, pages: Iterable[tuple[str, str, str]]) -> ApiIndex | None:
     """The index for commands that read the docs without building (``perfdocs lint``, ``render``): the same
     settings, read from mkdocs.yml with MkDocs' own loader; None when the mkdocstrings plugin is off."""
-    import logging
 
     from mkdocs.config import load_config
 
@@ -1273,18 +920,18 @@ def build_index(
         return Source(
             source.name,
             source.version,
-            _fetch(source.name, source.version, source.cache, config.root, gone=True),
+            fetch_sources(source.name, source.version, source.cache, config.root, gone=True),
             source.cache,
         )
 
     index = ApiIndex.from_sources(config.namespaces, sources, config.root / DEFINITIONS_DIR, refetch if fetch else None)
     index.root = config.root
-    problems += [_sources_problem(where, n, sources[n].version, why) for n, why in index.unavailable.items()]
+    problems += [sources_problem(where, n, sources[n].version, why) for n, why in index.unavailable.items()]
     for name in config.namespaces:  # the others: library_sources reported why
         if name not in index.libraries:
             index.unavailable.setdefault(name, f"the sources of {name} are not available")
     index.problems = problems
-    _CURRENT[:] = [index]
+    use_index(index)
     for page, display, text in sorted(pages):
         for block in autodoc_blocks(text):
             if " " in block.name:
@@ -1358,7 +1005,7 @@ def _write_subset(config: ApiConfig, index: ApiIndex, refetch: Callable[[Source]
         try:
             return index.write_subset(config.root / SUBSET_DIR)
         except OSError as exc:
-            why = _why(exc)
+            why = why_failed(exc)
         gone = [lib for name, lib in index.libraries.items() if name not in index.unavailable and lib.vanished()]
         if not gone:
             shown = display_path(config.root / SUBSET_DIR, config.root)
@@ -1376,10 +1023,10 @@ def _write_subset(config: ApiConfig, index: ApiIndex, refetch: Callable[[Source]
                 except OSError as exc:  # a SourcesError: it names the cache
                     problem = str(exc)
             else:
-                problem = f"the sources of {source.name} {source.version} at {_shown(source.root, config.root)} "
+                problem = f"the sources of {source.name} {source.version} at {shown_path(source.root, config.root)} "
                 problem += "disappeared during the build"
             index.drop_library(source.name, problem)
-            index.problems.append(_sources_problem(where, source.name, source.version, problem))
+            index.problems.append(sources_problem(where, source.name, source.version, problem))
     return None  # not reached: by then every library is dropped, and the empty subset is written
 
 
@@ -1450,545 +1097,3 @@ def use_subset(config: ApiConfig, subset: Path) -> None:
     search = search_path(made_handler(config.plugin))
     if search is not None:
         search[:] = [str(subset), *(p for p in search if not str(p).startswith(str(config.root / SUBSET_DIR)))]
-
-
-# -- doc-builder's Markdown in the libraries' docstrings --------------------------------------------------------
-API_NAME_RE = re.compile(r"~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:#[A-Za-z_]\w*)?")  # [`~a.B.c`], [`B#param`]
-MODULE_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")  # the first part of a name qualified by its library
-ESCAPABLE = frozenset(string.punctuation)  # what a backslash escapes (CommonMark: ASCII punctuation)
-REFERENCE_ID_RE = re.compile(r"\s?\[([^\]]*)\]")  # Python-Markdown's id part of a reference link, '[id]' or ' [id]'
-# GitHub-style alerts in docstrings ("> [!TIP]" and the quoted lines under it), as the dialect renders them on pages
-DOCSTRING_ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
-DOCSTRING_ALERTS = {"NOTE": "note", "TIP": "tip", "IMPORTANT": "info", "WARNING": "warning", "CAUTION": "danger"}
-DOCSTRING_TIPS = {"<Tip>": "tip", "<Tip warning={true}>": "warning"}  # a docstring's tip lines, as written
-ARGS_SECTIONS = ("Args:", "Arguments:", "Parameters:", "Params:", "Attributes:")
-# A parameter head of doc-builder's docstrings: "    output_dir (`str`, *optional*, defaults to `"out"`):", its
-# description on the same line or under it. Written without the space ("local_files_only(`bool`):"), with a colon
-# before the parenthesis ("use_mtp: (`bool`):") or a parenthesis too many ("(`dict`, *optional*)):"): as meant.
-PARAMETER_HEAD_RE = re.compile(
-    r"^(?P<indent>[ \t]+)(?P<name>\*{0,2}[A-Za-z_]\w*)(?::[ \t]*|[ \t]*)\((?P<inner>.*?)(?P<close>\)+):(?P<rest>.*)$"
-)
-HEAD_MARKUP_RE = re.compile(r"[`*\[]|\bdefaults?[ \t]+to\b", re.I)  # a head written the doc-builder way
-HEAD_DEFAULT_RE = re.compile(r"(?:^|,)[ \t]*defaults?[ \t]+to[ \t]+(?P<value>.*)$", re.I)  # "defaults to `20`"
-HEAD_OPTIONAL_RE = re.compile(r"(?:^|,)[ \t]*(?:\*optional\*|_optional_)[ \t]*(?=,|$)")
-TYPE_API_LINK_RE = re.compile(r"\[`(?P<tilde>~?)(?P<name>[^`\]]+)`\]")  # [`~utils.Strategy`] in a type: Strategy
-TYPE_LINK_RE = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")  # [text](url) in a type: its text
-IMPLIED_DEFAULT = "None"  # an *optional* parameter with no "defaults to": doc-builder's convention (see read_docstring)
-_CURRENT: list[ApiIndex] = []  # the index of the build in progress, for the griffe extension below
-
-
-@dataclass(frozen=True)
-class ApiLink:
-    """A doc-builder API link ``[`code`]`` as written."""
-
-    code: str  # what is between the backticks
-    name: str | None  # the API name it links to ("()" dropped); None when the code is not a name (plain code)
-
-
-def reference_label(label: str) -> str:
-    """A reference label as both Markdown readers match it: case and runs of whitespace do not count."""
-    return " ".join(label.split()).lower()
-
-
-def reference_labels(text: str) -> frozenset[str]:
-    """The labels of the link reference definitions of a page (``[label]: url``), normalised."""
-    if "]:" not in text:
-        return frozenset()
-    env: dict[str, Any] = {}
-    md.BLOCKS.parse(text, env)
-    return frozenset(reference_label(label) for label in env.get("references", {}))
-
-
-def api_link(raw: str, start: int, end: int, defined: frozenset[str] = frozenset()) -> ApiLink | None:
-    """The doc-builder API link whose code span is ``raw[start:end]``, else None.
-
-    doc-builder's rule (``resolve_links_in_text``): a one-backtick code span alone in brackets is an API link
-    unless ``(`` follows (a link); so ``[`Name`]:`` is one. Here a reference label the page defines may
-    follow too (``[`Name`][label]``): that is a CommonMark reference link with code as its text. The code
-    is a name (``Trainer.train()`` names ``Trainer.train``), or anything else (``from_pretrained(...)``),
-    which doc-builder shows as plain code."""
-    if raw[start : start + 1] != "`" or raw[start : start + 2] == "``" or raw[end - 2 : end] == "``":
-        return None
-    if start == 0 or raw[start - 1] != "[" or raw[end : end + 1] != "]" or raw[end + 1 : end + 2] == "(":
-        return None
-    if start >= 2 and raw[start - 2] == "\\":
-        return None  # an escaped bracket: meant literally
-    if raw[end + 1 : end + 2] == "[" and (close := raw.find("]", end + 2)) >= 0:
-        label = raw[end + 2 : close]
-        if "[" not in label and reference_label(label) in defined:
-            return None
-    code = raw[start + 1 : end - 1]
-    if API_NAME_RE.fullmatch(code):
-        return ApiLink(code, code)
-    if code.endswith("()") and API_NAME_RE.fullmatch(code[:-2]):
-        return ApiLink(code, code[:-2])
-    return ApiLink(code, None)
-
-
-def misread_brackets(
-    raw: str,
-    skip: Iterable[tuple[int, int]],
-    defined: frozenset[str] = frozenset(),
-    identifiers: Container[str] = frozenset(),
-) -> list[int]:
-    """Offsets of the ``[`` in ``raw`` (a block's text) that Python-Markdown would read as opening a reference
-    link ``[text][id]`` (or ``[text] [id]``, ``[text][]``) whose id the page does not define.
-
-    CommonMark, and so doc-builder, shows such text as written (``sources[[1](https://a)][[2](https://b)]`` is
-    two links in brackets); Python-Markdown hands it to mkdocs-autorefs as a cross-reference, which then warns,
-    with no line, that it cannot find ``'[2'``. Escaping the ``[`` keeps the text as written. ``skip``: spans
-    that are not text to Python-Markdown either (code spans and escapes, which it reads first; raw HTML; the
-    API links already rewritten). An id in ``identifiers`` (an API entry) is a cross-reference meant as one."""
-    masked = list(raw)
-    for a, b in skip:
-        masked[a:b] = "\0" * (b - a)
-    i = 0
-    while i < len(masked) - 1:  # backslash escapes: Python-Markdown reads them before links too
-        if masked[i] == "\\" and masked[i + 1] in ESCAPABLE:
-            masked[i : i + 2] = "\0\0"
-            i += 1
-        i += 1
-    text = "".join(masked)
-    found = []
-    for i, char in enumerate(text):
-        if char != "[" or (i and text[i - 1] == "!"):
-            continue
-        depth, j = 1, i + 1
-        while j < len(text) and depth:
-            depth += {"[": 1, "]": -1}.get(text[j], 0)
-            j += 1
-        if depth:
-            continue  # unbalanced: no link to Python-Markdown either
-        m = REFERENCE_ID_RE.match(text, j)
-        if m is None:
-            continue
-        ident = m.group(1) or text[i + 1 : j - 1]
-        if reference_label(ident) in defined or ident in identifiers:
-            continue
-        found.append(i)
-    return found
-
-
-def api_link_text(name: str, kind: str) -> str:
-    """The text doc-builder shows for ``[`name`]``: the name (``~``: its last part; ``#p``: the parameter), with
-    ``()`` after a function."""
-    bare, _, param = name.removeprefix("~").partition("#")
-    shown = param or (bare.rsplit(".", 1)[-1] if name.startswith("~") else bare)
-    return shown + "()" if kind == "function" and not param else shown
-
-
-@dataclass(frozen=True)
-class ParameterHead:
-    """A doc-builder parameter head, ``name (`type`, *optional*, defaults to X): description``, as read."""
-
-    indent: str
-    name: str
-    type: str | None  # the type as griffe's Google parser reads it (``str or os.PathLike``); None: none given
-    default: str | None  # what "defaults to" says (``20``, ``"main"``); None when it says nothing
-    optional: bool  # written *optional*
-    rest: str  # the description on the head's line
-
-    def google(self) -> str:
-        """The head as griffe's Google-style parser reads it: ``name (type): description``."""
-        head = f"{self.indent}{self.name} ({self.type}):" if self.type else f"{self.indent}{self.name}:"
-        return f"{head} {self.rest}" if self.rest else head
-
-
-def parameter_head(line: str) -> ParameterHead | None:
-    """The doc-builder head on ``line``; None for any other line (a plain Google head, ``x (int): ...``, is
-    already what griffe reads)."""
-    m = PARAMETER_HEAD_RE.match(line)
-    if m is None or not HEAD_MARKUP_RE.search(m.group("inner")):
-        return None
-    inner, default = m.group("inner"), None
-    inner += ")" * max(0, min(inner.count("(") - inner.count(")"), len(m.group("close")) - 1))  # its own, closed
-    if (d := HEAD_DEFAULT_RE.search(inner)) is not None:
-        inner, default = inner[: d.start()], _plain(d.group("value"))
-    optional = HEAD_OPTIONAL_RE.search(inner) is not None
-    shown = _plain(HEAD_OPTIONAL_RE.sub("", inner)).strip(" ,")
-    # griffe splits the head at its first colon: a type with one cannot be given (the signature's is shown)
-    kind = shown if shown and ":" not in shown else None
-    return ParameterHead(m.group("indent"), m.group("name"), kind, default or None, optional, m.group("rest").strip())
-
-
-def _plain(text: str) -> str:
-    """doc-builder's Markdown in a head as plain text: ``[`~a.B`]`` is ``B``, ``[text](url)`` its text, no backticks."""
-    text = TYPE_API_LINK_RE.sub(lambda m: m["name"].rsplit(".", 1)[-1] if m["tilde"] else m["name"], text)
-    text = TYPE_LINK_RE.sub(r"\g<text>", text)
-    return " ".join(text.replace("`", "").split())
-
-
-@dataclass(frozen=True)
-class DocstringText:
-    """A library docstring as this site renders it: its Markdown, and the defaults its parameter heads give."""
-
-    markdown: str
-    defaults: dict[str, str]  # parameter -> the default its head writes ("defaults to X")
-    optional: frozenset[str]  # parameters written *optional* with no "defaults to"
-
-
-def read_docstring(text: str, index: ApiIndex | None, prefer: str | None = None) -> DocstringText:
-    """A docstring of a library as doc-builder reads it (``convert_rst_to_mdx.parse_rst_docstring``: a parameter
-    head's type and default are the text between its parentheses; the description is CommonMark).
-
-    Parameter heads become Google heads with a type (``name (`int`, *optional*, defaults to 20):`` reads
-    ``name (int):``) and their defaults are kept aside: griffe takes a default from the signature only, and
-    doc-builder's parameters often go through ``**kwargs``. Its doc-builder API links link to the entries this
-    site has and are code otherwise (the library's text is not the author's: never an error); its links to the
-    library's own doc pages keep their text only (those pages are not part of this site), also when the link
-    wraps onto the next line; any other bracket is escaped, so Python-Markdown reads no reference link into
-    prose (``[@<revision>][:<name>]``), and so is a tag that is no HTML element (``<namespace>``), which a
-    browser would drop. A list gets the blank line Python-Markdown needs before it (CommonMark needs none), and
-    one indented under its text moves left (else it would be code). Fenced examples are left as they are;
-    ``<Tip>`` blocks and ``> [!TIP]`` alerts become admonitions, as doc-builder shows them."""
-    lines = _docstring_tips(text.split("\n"))
-    out: list[str] = []
-    heads: dict[int, int] = {}  # line -> length of its head (``name (type):``), which inline rewrites leave alone
-    defaults: dict[str, str] = {}
-    optional: set[str] = set()
-    fence = ""
-    section = items = -1  # indentation of the Args-like section line and of its items, or -1
-    parameters = False  # the section's items are parameters (not attributes)
-    for line in lines:
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif stripped.rstrip() in ARGS_SECTIONS:
-            section, items, parameters = indent, -1, stripped.rstrip() != "Attributes:"
-        elif stripped and section >= 0 and indent <= section:
-            section = -1
-        elif stripped and section >= 0:
-            items = indent if items < 0 else items
-            head = parameter_head(line) if indent == items else None
-            if head is not None:
-                line = head.google()
-                heads[len(out)] = len(line) - len(head.rest)
-                if parameters and head.default is not None:
-                    defaults[head.name] = head.default
-                elif parameters and head.optional:
-                    optional.add(head.name)
-        out.append(line)
-    out = _inline_runs(out, heads, index, prefer)
-    markdown = "\n".join(_lists_after_text(_lists_not_code(out, heads), heads))
-    return DocstringText(markdown, defaults, frozenset(optional))
-
-
-def docstring_markdown(text: str, index: ApiIndex | None, prefer: str | None = None) -> str:
-    """A docstring of a library as this site renders it (``read_docstring``), as Markdown."""
-    return read_docstring(text, index, prefer).markdown
-
-
-def _inline_runs(lines: list[str], heads: Mapping[int, int], index: ApiIndex | None, prefer: str | None) -> list[str]:
-    """The lines with their inline Markdown rewritten (``_docstring_inline``) a paragraph at a time, so that a
-    link whose text wraps onto the next line is read whole. A paragraph ends at a blank line, a fence, a doctest
-    line or a parameter head, whose own text (``name (type):``) is left alone."""
-    out = list(lines)
-    fence = ""
-    run: list[int] = []
-
-    def flush() -> None:
-        if run:
-            text = "\n".join(out[i] for i in run)
-            if "[" in text or "<" in text:
-                masked = "\n".join(" " * heads[i] + out[i][heads[i] :] if i in heads else out[i] for i in run)
-                rewritten = _docstring_inline(text, masked, index, prefer).split("\n")
-                if len(rewritten) == len(run):  # edits keep the line breaks they cover
-                    for i, new in zip(run, rewritten):
-                        out[i] = new
-            run.clear()
-
-    for i, line in enumerate(lines):
-        stripped = line.lstrip()
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-            continue
-        if stripped.startswith(("```", "~~~")):
-            flush()
-            fence = stripped[:3]
-        elif not stripped or stripped.startswith((">>>", "...")):
-            flush()
-        else:
-            if i in heads:
-                flush()
-            run.append(i)
-    flush()
-    return out
-
-
-DOCSTRING_LIST_RE = re.compile(r"(?:[-*+]|\d+[.)])\s")
-LIST_START_RE = re.compile(r"(?:[-*+]|1[.)])[ \t]+\S")  # a list item that may interrupt a paragraph (CommonMark)
-
-
-def _lists_not_code(lines: list[str], heads: Container[int] = ()) -> list[str]:
-    """A list indented deeper than the text it belongs to (``Possible values are:`` then the items 4 spaces
-    further in) is a list to doc-builder, which takes the indentation out of lists (``remove_indent``); to
-    Python-Markdown, 4 spaces past the edge of its container, it is an indented code block. Such a list, with
-    its continuation lines, moves left to the text's indentation; a list nested in another stays. The edge of a
-    parameter's description is twice its head's indentation, where griffe reads its lines from
-    (``_read_block_items``); ``heads`` are the heads' lines. Fenced code stays as it is."""
-    out: list[str] = []
-    fence, shift, inner = "", 0, 0
-    base = edge = 0  # the indentation of the text; the edge of its container
-    head = -1  # the indentation of the head whose description the lines are, or -1
-    listed = -1  # the indentation of the list the previous lines belong to, or -1
-    for i, line in enumerate(lines):
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-            out.append(line)
-            continue
-        if not stripped:
-            out.append(line)
-            continue
-        if shift and indent >= inner:
-            out.append(line[shift:])
-            continue
-        shift = 0
-        if i in heads:
-            head, base, edge, listed = indent, 2 * indent, 2 * indent, -1
-        elif head >= 0 and indent <= head:
-            head, edge = -1, 0
-        if stripped.startswith(("```", "~~~")):
-            fence, listed = stripped[:3], -1
-        elif DOCSTRING_LIST_RE.match(stripped):
-            if listed < 0 and indent > base and (indent >= base + 4 or indent >= edge + 4):
-                shift, inner, listed = indent - base, indent, base
-                out.append(line[shift:])
-                continue
-            listed = indent if listed < 0 else listed
-        elif i not in heads and not stripped.startswith((">>>", "...")) and not (listed >= 0 and indent > listed):
-            base, listed = indent, -1  # text (not a line of a list item)
-        out.append(line)
-    return out
-
-
-def _lists_after_text(lines: list[str], heads: Container[int] = ()) -> list[str]:
-    """A blank line between a line of text and the list item right under it: CommonMark (doc-builder) starts
-    the list there, Python-Markdown would run the items into the paragraph. A line of text right after an item
-    continues it (CommonMark's lazy continuation), so the list goes on after it. Fenced code stays as it is."""
-    out: list[str] = []
-    fence = ""
-    listed = -1  # indentation of the list the previous lines belong to, or -1
-    blank = False  # the previous line is blank
-    for i, line in enumerate(lines):
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-        elif stripped.startswith(("```", "~~~")):
-            fence, listed = stripped[:3], -1
-        elif not stripped:
-            pass  # a list goes on after a blank line
-        elif i in heads:
-            listed = -1  # a parameter: griffe reads a new item
-        elif DOCSTRING_LIST_RE.match(stripped) and listed >= 0 and indent >= listed:
-            pass  # the next item, or one of a nested list
-        elif LIST_START_RE.match(stripped):
-            if out and out[-1].strip() and not out[-1].lstrip().startswith((">>>", "...")):
-                out.append("")
-            listed = indent
-        elif listed >= 0 and indent <= listed and blank:
-            listed = -1  # text at the list's indentation after a blank line: the list ended
-        blank = not stripped
-        out.append(line)
-    return out
-
-
-def _docstring_tips(lines: list[str]) -> list[str]:
-    """doc-builder's ``<Tip>`` / ``<Tip warning={true}>`` ... ``</Tip>`` lines in a docstring (outside fenced
-    code) as Material admonitions at the tag's indentation; a tip never closed stays as it is."""
-    out: list[str] = []
-    fence = ""
-    i = 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if fence:
-            fence = "" if stripped.startswith(fence) else fence
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif (alert := DOCSTRING_ALERT_RE.match(lines[i])) and alert.group("kind").upper() in DOCSTRING_ALERTS:
-            indent, admonition = alert.group("indent"), DOCSTRING_ALERTS[alert.group("kind").upper()]
-            body = []
-            i += 1
-            while i < len(lines):
-                if lines[i].startswith(indent + ">"):
-                    body.append(lines[i][len(indent) + 1 :].removeprefix(" "))
-                elif body and body[-1].strip() and _lazy_line(lines[i], len(indent)):
-                    body.append(lines[i].strip())  # continues the quote's paragraph (CommonMark's lazy line)
-                else:
-                    break
-                i += 1
-            out += [f"{indent}!!! {admonition}", ""] + [f"{indent}    {x}" if x.strip() else "" for x in body] + [""]
-            continue
-        elif (kind := DOCSTRING_TIPS.get(stripped)) is not None:
-            close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "</Tip>"), None)
-            if close is not None:
-                indent = " " * (len(lines[i]) - len(lines[i].lstrip()))
-                body = lines[i + 1 : close]
-                while body and not body[0].strip():
-                    body.pop(0)
-                while body and not body[-1].strip():
-                    body.pop()
-                shift = min((len(x) - len(x.lstrip()) for x in body if x.strip()), default=0)
-                out += [f"{indent}!!! {kind}", ""]
-                out += [f"{indent}    {x[shift:]}" if x.strip() else "" for x in body]
-                i = close + 1
-                continue
-        out.append(lines[i])
-        i += 1
-    return out
-
-
-def _lazy_line(line: str, indent: int) -> bool:
-    """Whether ``line``, right under a quoted paragraph at ``indent``, continues that paragraph: text, not less
-    indented (a parameter head is), and nothing that starts a block of its own."""
-    stripped = line.lstrip()
-    return (
-        bool(stripped)
-        and len(line) - len(stripped) >= indent
-        and not DOCSTRING_LIST_RE.match(stripped)
-        and not stripped.startswith(("```", "~~~", "#", "<", ">"))
-    )
-
-
-def _docstring_inline(text: str, masked: str, index: ApiIndex | None, prefer: str | None) -> str:
-    """``text`` (a paragraph, perhaps of several lines) with its API links, relative links, stray brackets and
-    tags rewritten; ``masked`` is the same text with what must stay as it is blanked out."""
-    found = md.scan_inline(masked)
-    edits: list[tuple[int, int, str]] = []
-    kept: list[tuple[int, int]] = list(found.literal) + list(found.opaque)
-    for start, end in found.literal:
-        link = api_link(masked, start, end)
-        if link is None:
-            continue
-        if link.name is None:
-            edits.append((start - 1, end + 1, text[start:end]))  # not a name: code, as doc-builder shows it
-            continue
-        bare = link.name.removeprefix("~").partition("#")[0]
-        anchor, kind = index.documented(bare, prefer) if index is not None else (None, "unknown")
-        shown = api_link_text(link.name, "function" if link.code != link.name else kind)
-        edits.append((start - 1, end + 1, f"[`{shown}`][{anchor}]" if anchor else f"`{shown}`"))
-    for offset, href in found.links:
-        close = masked.find("](", offset)
-        if close < 0 or masked[offset : offset + 1] != "[":
-            continue
-        stop = _closing_paren(masked, close + 1)
-        if stop is None:
-            continue
-        parts = urlsplit(href)
-        if parts.scheme or parts.netloc or href.startswith(("#", "/")) or not href:
-            kept.append((offset, stop))  # an absolute link: it works here too
-            continue
-        edits.append((offset, stop, text[offset + 1 : close]))  # a page of the library's docs: its text only
-    for tag in found.tags:  # '<namespace>/<repo>': placeholders in prose, not HTML (a browser would drop them)
-        edits.append((tag.start, tag.start + 1, "&lt;"))
-    taken = sorted([*((a, b) for a, b, _ in edits), *kept])
-    for i, char in enumerate(masked):
-        if char == "[" and not any(a <= i < b for a, b in taken) and not (i and masked[i - 1] == "\\"):
-            edits.append((i, i + 1, "\\["))
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
-
-
-def _closing_paren(text: str, at: int) -> int | None:
-    """Offset just past the ')' that closes the '(' at ``at``."""
-    depth = 0
-    for i in range(at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
-
-
-class DocBuilderDocstring(griffe.Docstring):
-    """A docstring read the doc-builder way (``read_docstring``), whose parsed parameters get the defaults the
-    text and the code give. griffe takes a parameter's default from the signature only, so a parameter that
-    goes through ``**kwargs`` (all of ``GenerationConfig``'s) would show as required. In order: the head's
-    "defaults to X" (what doc-builder shows); the signature's default; for a parameter the signature takes
-    through ``**kwargs``, the default the function's own ``kwargs.pop("name", X)`` or ``kwargs.get("name", X)``
-    gives (one such default only); for a parameter written *optional* with none of these, ``None``:
-    doc-builder's convention ("we always omit the 'defaults to `None`' when None is the default", its README,
-    "Parmeter typing and default value")."""
-
-    def __init__(self, value: str, *, defaults: Mapping[str, str], optional: Iterable[str], **kwargs: Any) -> None:
-        super().__init__(value, **kwargs)
-        self.defaults = dict(defaults)
-        self.optional = frozenset(optional)
-
-    def parse(self, parser: Any = None, **options: Any) -> list[griffe.DocstringSection]:
-        sections = super().parse(parser, **options)
-        kinds = (griffe.DocstringSectionKind.parameters, griffe.DocstringSectionKind.other_parameters)
-        through_kwargs: dict[str, str] | None = None
-        for section in sections:
-            if section.kind not in kinds:
-                continue
-            for parameter in section.value:
-                written = self.defaults.get(parameter.name)
-                if written is not None:
-                    parameter.value = written
-                    continue
-                if parameter.value is not None:
-                    continue
-                if through_kwargs is None:
-                    through_kwargs = kwargs_defaults(self.parent)
-                if parameter.name in through_kwargs:
-                    parameter.value = through_kwargs[parameter.name]
-                elif parameter.name in self.optional:
-                    parameter.value = IMPLIED_DEFAULT
-        return sections
-
-
-def kwargs_defaults(obj: griffe.Object | griffe.Alias | None) -> dict[str, str]:
-    """The defaults a function (a class: its ``__init__``) gives the parameters it takes through ``**kwargs``
-    and its signature does not name: ``kwargs.pop("do_sample", None)`` gives ``do_sample`` the default
-    ``None``. A name given two different defaults gets none."""
-    function = obj.members.get("__init__") if obj is not None and obj.is_class else obj
-    if function is None or function.is_alias or not function.is_function:
-        return {}
-    parameters = function.parameters  # type: ignore[union-attr]
-    var = next((p.name for p in parameters if p.kind is griffe.ParameterKind.var_keyword), None)
-    if var is None:
-        return {}
-    try:
-        tree = ast.parse(textwrap.dedent(function.source))
-    except (OSError, ValueError, SyntaxError, griffe.BuiltinModuleError):
-        return {}
-    found: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 2):
-            continue
-        owner, (key, default) = node.func.value, node.args
-        if node.func.attr in ("pop", "get") and isinstance(owner, ast.Name) and owner.id == var:
-            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in parameters:
-                found.setdefault(key.value, set()).add(ast.unparse(default))
-    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
-
-
-class DocBuilderDocstrings(griffe.Extension):
-    """The griffe extension mkdocstrings loads (mkdocs.yml: ``extensions``): docstrings read as doc-builder reads
-    them (``read_docstring``), with the index of the build in progress."""
-
-    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        docstring = obj.docstring
-        if docstring is None:
-            return
-        index = _CURRENT[-1] if _CURRENT else None
-        read = read_docstring(docstring.value, index, obj.path.split(".", 1)[0])
-        obj.docstring = DocBuilderDocstring(
-            read.markdown,
-            defaults=read.defaults,
-            optional=read.optional,
-            lineno=docstring.lineno,
-            endlineno=docstring.endlineno,
-            parent=obj,
-            parser=docstring.parser,
-            parser_options=docstring.parser_options,
-        )

@@ -17,7 +17,8 @@ from typing import Any
 
 from mkdocs.utils.meta import get_data
 
-from .apirefs import ApiConfig, ApiIndex, api_config, build_index
+from .apiconfig import ApiConfig, api_config
+from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, SourceMap

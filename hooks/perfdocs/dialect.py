@@ -22,7 +22,7 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from . import markdown as md
-from .apirefs import reference_labels
+from .apilinks import reference_labels
 from .components import REGISTRY
 from .diagnostics import Diagnostic, Level, Location, SourceMap, did_you_mean
 from .document import (

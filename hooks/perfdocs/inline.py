@@ -10,7 +10,8 @@ from urllib.parse import unquote, urlsplit
 
 from . import markdown as md
 from . import mathtex
-from .apirefs import ApiIndex, ApiLink, api_link, api_link_text, misread_brackets
+from .apilinks import ApiLink, api_link, api_link_text, misread_brackets
+from .apirefs import ApiIndex
 from .diagnostics import closest
 from .document import Conversion, Line, Out, Pos, Rendered
 
