@@ -16,8 +16,9 @@ import pytest
 from perfdocs import apirefs, docstrings
 from perfdocs.apirefs import ApiIndex
 from perfdocs.apisources import Source
-from perfdocs.diagnostics import Location
-from perfdocs.docstrings import parameter_head
+from perfdocs.diagnostics import Location, SourceMap
+from perfdocs.dialect import convert
+from perfdocs.docstrings import docstring_markdown, parameter_head
 
 from .conftest import ROOT, check_golden
 
@@ -399,3 +400,19 @@ def test_a_heading_that_only_names_the_object_is_its_twin(heading: str, name: st
     entry = index.add_entry("api.md", Location("docs/api.md", 3), name, [])
     assert isinstance(entry, apirefs.Entry), entry
     assert apirefs.twin_heading(heading, name, entry) == level
+
+
+@pytest.mark.parametrize("kind", ["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"])
+def test_an_alert_in_a_docstring_renders_as_the_same_alert_on_a_page(kind: str) -> None:
+    """One table serves both (perfdocs.admonitions): a docstring's [!CAUTION] was a plain danger box, without the
+    'Caution' title a page's has."""
+    page = convert(f"> [!{kind}]\n> Mind it.\n", SourceMap.identity("p.md", 3)).text
+    docstring = docstring_markdown(f"Intro.\n\n> [!{kind}]\n> Mind it.\n", None)
+    assert docstring == "Intro.\n\n" + page + "\n"
+
+
+@pytest.mark.parametrize(("tag", "head"), [("<Tip>", "!!! tip"), ("<Tip warning={true}>", "!!! warning")])
+def test_a_tip_in_a_docstring_renders_as_the_same_tip_on_a_page(tag: str, head: str) -> None:
+    page = convert(f"{tag}\n\nMind it.\n\n</Tip>\n", SourceMap.identity("p.md", 6)).text
+    assert page == f"{head}\n\n    Mind it.\n"
+    assert docstring_markdown(f"Intro.\n\n{tag}\n\nMind it.\n\n</Tip>\n", None) == "Intro.\n\n" + page

@@ -22,6 +22,7 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from . import markdown as md
+from .admonitions import ALERTS, alert_head
 from .apilinks import reference_labels
 from .components import REGISTRY
 from .diagnostics import Diagnostic, Level, Location, SourceMap, did_you_mean
@@ -44,13 +45,6 @@ from .reader import Item, Reader
 from .text import ATTR_ID_RE, CUSTOM_ID_RE, VALID_ID_RE, doc_builder_ids, parse_heading, slugify, toc_slug
 
 ALERT_RE = re.compile(r"^[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
-ALERTS = {
-    "NOTE": ("note", None),
-    "TIP": ("tip", None),
-    "IMPORTANT": ("info", "Important"),
-    "WARNING": ("warning", None),
-    "CAUTION": ("danger", "Caution"),
-}
 SEPARATED = {"bullet_list", "ordered_list", "blockquote", "fence", "heading", "hr"}
 # Lists and blockquotes inside each other. markdown-it stops reading a document past 20 token levels (a list and
 # its item are two), so the limit is reached before it drops anything; Python-Markdown overflows at 300.
@@ -227,8 +221,7 @@ class Converter:
                 "unknown-alert",
                 did_you_mean(kind, ALERTS) or f"use one of {', '.join(ALERTS)}",
             )
-        style, title = ALERTS.get(kind, ("note", None))
-        head = f"!!! {style}" + (f' "{title}"' if title else "")
+        head = alert_head(kind)
         blocks = self.quote_blocks(block, inner)
         if blocks and blocks[0].kind == "paragraph":  # the marker line opens the first paragraph: drop it
             blocks[0].start += 1

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import griffe
 
 from . import markdown as md
+from .admonitions import ALERTS, alert_head, tip_head
 from .apilinks import api_link, api_link_text
 
 
@@ -29,8 +30,7 @@ class Documented(Protocol):
 
 # GitHub-style alerts in docstrings ("> [!TIP]" and the quoted lines under it), as the dialect renders them on pages
 DOCSTRING_ALERT_RE = re.compile(r"^(?P<indent>[ \t]*)>[ \t]*\[!(?P<kind>[A-Za-z]+)\][ \t]*$")
-DOCSTRING_ALERTS = {"NOTE": "note", "TIP": "tip", "IMPORTANT": "info", "WARNING": "warning", "CAUTION": "danger"}
-DOCSTRING_TIPS = {"<Tip>": "tip", "<Tip warning={true}>": "warning"}  # a docstring's tip lines, as written
+DOCSTRING_TIPS = {"<Tip>": False, "<Tip warning={true}>": True}  # a docstring's tip lines, as written: warning?
 ARGS_SECTIONS = ("Args:", "Arguments:", "Parameters:", "Params:", "Attributes:")
 # A parameter head of doc-builder's docstrings: "    output_dir (`str`, *optional*, defaults to `"out"`):", its
 # description on the same line or under it. Written without the space ("local_files_only(`bool`):"), with a colon
@@ -285,8 +285,8 @@ def _docstring_tips(lines: list[str]) -> list[str]:
             fence = "" if stripped.startswith(fence) else fence
         elif stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
-        elif (alert := DOCSTRING_ALERT_RE.match(lines[i])) and alert.group("kind").upper() in DOCSTRING_ALERTS:
-            indent, admonition = alert.group("indent"), DOCSTRING_ALERTS[alert.group("kind").upper()]
+        elif (alert := DOCSTRING_ALERT_RE.match(lines[i])) and alert.group("kind").upper() in ALERTS:
+            indent, head = alert.group("indent"), alert_head(alert.group("kind").upper())
             body = []
             i += 1
             while i < len(lines):
@@ -297,9 +297,9 @@ def _docstring_tips(lines: list[str]) -> list[str]:
                 else:
                     break
                 i += 1
-            out += [f"{indent}!!! {admonition}", ""] + [f"{indent}    {x}" if x.strip() else "" for x in body] + [""]
+            out += [f"{indent}{head}", ""] + [f"{indent}    {x}" if x.strip() else "" for x in body] + [""]
             continue
-        elif (kind := DOCSTRING_TIPS.get(stripped)) is not None:
+        elif (warning := DOCSTRING_TIPS.get(stripped)) is not None:
             close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "</Tip>"), None)
             if close is not None:
                 indent = " " * (len(lines[i]) - len(lines[i].lstrip()))
@@ -309,7 +309,7 @@ def _docstring_tips(lines: list[str]) -> list[str]:
                 while body and not body[-1].strip():
                     body.pop()
                 shift = min((len(x) - len(x.lstrip()) for x in body if x.strip()), default=0)
-                out += [f"{indent}!!! {kind}", ""]
+                out += [f"{indent}{tip_head(warning)}", ""]
                 out += [f"{indent}    {x[shift:]}" if x.strip() else "" for x in body]
                 i = close + 1
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..admonitions import tip_head
 from ..document import Line, Node, Out, admonition
 from . import Component, Engine
 
@@ -13,4 +14,4 @@ class Tip(Component):
     def render(self, node: Node, lines: list[Line], engine: Engine) -> list[Out]:
         warning = node.attrs.get("warning", ("expr", "false"))[1] == "true"
         body = engine.render(*engine.content(node, lines))
-        return admonition("!!! warning" if warning else "!!! tip", lines[node.line].src, body)
+        return admonition(tip_head(warning), lines[node.line].src, body)
