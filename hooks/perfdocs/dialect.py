@@ -32,7 +32,7 @@ from .document import (
     Node,
     Out,
     Piece,
-    Rendered,
+    Ready,
     Site,
     admonition,
     error_block,
@@ -109,7 +109,7 @@ class Converter:
         return self.reader.tree(body, node.name), body
 
     def render_node(self, node: Node, lines: list[Line]) -> list[Out]:
-        if isinstance(node, Rendered):
+        if isinstance(node, Ready):
             return node.rendered
         component = REGISTRY.get(node.name)
         return component.render(node, lines, self) if component is not None else []

@@ -72,7 +72,7 @@ class Unknown(Node):
 
 
 @dataclass
-class Rendered(Node):
+class Ready(Node):
     """Output that is ready where the tree has it: display math, a marker line, or (``error``) a box saying what
     was left out, already reported."""
 

@@ -13,7 +13,7 @@ from . import mathtex
 from .apilinks import ApiLink, api_link, api_link_text, misread_brackets
 from .apirefs import ApiIndex
 from .diagnostics import closest
-from .document import Conversion, Line, Out, Pos, Rendered
+from .document import Conversion, Line, Out, Pos, Ready
 
 PAGE_SUFFIXES = (".md", ".mdx")
 
@@ -127,7 +127,7 @@ class InlineRewrites:
                 "close it with $$; a formula cannot contain a blank line",
             )
 
-    def math_block(self, block: md.Block, lines: list[Line]) -> Rendered | None:
+    def math_block(self, block: md.Block, lines: list[Line]) -> Ready | None:
         """A paragraph that is display math (``$$ ... $$``): the rendered math, else None."""
         region = lines[block.start : block.end]
         raw = "\n".join(line.text for line in region)
@@ -140,7 +140,7 @@ class InlineRewrites:
         rendering = mathtex.render(raw[: formula.end], formula.tex, True)
         if rendering.error:
             self.conv.error(region[0], 0, f"bad math: {rendering.error}", "bad-math")
-        node = Rendered("#math", {}, block.start, region[0].col0 + 1, (block.start, 0))
+        node = Ready("#math", {}, block.start, region[0].col0 + 1, (block.start, 0))
         node.rendered = [
             Out("", region[0].src),
             *(Out(part, line.src) for part, line in zip(rendering.lines, region)),

@@ -8,7 +8,7 @@ from . import docbuilder
 from . import markdown as md
 from .apirefs import Entry, Problem, twin_heading
 from .diagnostics import did_you_mean
-from .document import Conversion, Line, Node, Out, Rendered, error_lines
+from .document import Conversion, Line, Node, Out, Ready, error_lines
 from .text import MARKER_RE, MEMBER_RE, marker_groups
 
 MARKERS = ("open-in-colab", "autodoc")
@@ -20,7 +20,7 @@ class Markers:
 
     def paragraph(
         self, blocks: list[md.Block], index: int, lines: list[Line], consumed: set[int], parent: Node
-    ) -> Rendered:
+    ) -> Ready:
         """A paragraph that opens with ``[[name]]``: each marker line of it rendered.
 
         ``[[autodoc]] X`` takes the ``- member`` lines under it, also after blank lines (doc-builder does);
@@ -29,7 +29,7 @@ class Markers:
         ``[[autodoc]] X`` may be X's."""
         block = blocks[index]
         first = lines[block.start]
-        node = Rendered("#marker", {}, block.start, first.col0 + md.indent_of(first.text) + 1, (block.start, 0))
+        node = Ready("#marker", {}, block.start, first.col0 + md.indent_of(first.text) + 1, (block.start, 0))
         groups = marker_groups([line.text for line in lines[block.start : block.end]])
         for number, (a, b) in enumerate(groups):
             body = lines[block.start + a + 1 : block.start + b]

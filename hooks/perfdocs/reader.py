@@ -19,7 +19,7 @@ from .document import (
     Node,
     Piece,
     Pos,
-    Rendered,
+    Ready,
     Unknown,
     error_lines,
     line_starts,
@@ -143,7 +143,7 @@ class Reader:
             self.conv.error(
                 region[0], 0, message, "too-long", hint="it is left out; put long literal text in a code block"
             )
-            node = Rendered("#too-long", {}, block.start, region[0].col0 + 1, (block.end - 1, len(region[-1].text)))
+            node = Ready("#too-long", {}, block.start, region[0].col0 + 1, (block.end - 1, len(region[-1].text)))
             node.rendered, node.error = error_lines(f"{self.conv.location(region[0])}: {message}", region[0].src), True
             stack[-1].children.append(node)
             return

@@ -5,7 +5,7 @@ label is picked on every page that has it."""
 from __future__ import annotations
 
 from .. import markdown as md
-from ..document import Line, Node, Out, Piece, Rendered, admonition, join
+from ..document import Line, Node, Out, Piece, Ready, admonition, join
 from . import REGISTRY, Component, Engine, children_of
 
 # A framework tab is named apart from the API tab "PyTorch" (<hfoption id="PyTorch">, a plain PyTorch loop):
@@ -26,15 +26,15 @@ class TabGroup(Component):
         seen: dict[str, int] = {}
         first = True
         for child in children:
-            if isinstance(child, Rendered) and child.error:  # what was left out here, already reported
+            if isinstance(child, Ready) and child.error:  # what was left out here, already reported
                 join(out, child.rendered)
                 continue
-            if isinstance(child, md.Block | Piece | Rendered):
+            if isinstance(child, md.Block | Piece | Ready):
                 if not isinstance(child, md.Block) or child.kind != "blank":
                     if isinstance(child, Piece):
                         row = child.start[0]
                     else:
-                        row = child.line if isinstance(child, Rendered) else child.start
+                        row = child.line if isinstance(child, Ready) else child.start
                     engine.error(
                         body[row],
                         0,
