@@ -21,6 +21,13 @@ SNIPPET = "---\ntitle: {name}\nhelps: [speed]\nsummary: s\n---\n{body}\n"
 PAGE = "---\nscenario: train-gpu-one\n---\n# Page\n\n{body}\n"
 
 
+# a snippet with a part the train-gpu-one page shows, and a broken part only inference pages would show
+ONLY_PARTS = (
+    'Shared text.\n\n<Only scenario="train-gpu-one">\nShown part.\n</Only>\n\n<Only scenario="infer-gpu-many">\n'
+    "<Tipp>x</Tipp>\n<MemoryBudget/>\n</Only>"
+)
+
+
 def snippet(name: str, body: str) -> tuple[str, str]:
     return f"docs/performance/_theory/{name}.md", SNIPPET.format(name=name, body=body)
 
@@ -54,6 +61,20 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
             "(README, 'Recipes: every code block runs')",
             "docs/performance/_theory/orphan.md:6:1: error: the fragment marker takes no reason: "
             "'<!-- recipe: fragment: why -->' [bad-recipe-marker] (README, 'Recipes: every code block runs')",
+        ],
+    ),
+    "an error in an <Only> part no page shows, and in a snippet no page includes": (
+        {
+            "docs/index.md": PAGE.format(body='## Why\n\n<Theory name="parts"/>'),
+            **dict([snippet("parts", ONLY_PARTS), snippet("draft", "Draft with <Tipp>y</Tipp>.")]),
+        },
+        [
+            "docs/performance/_theory/parts.md:13:1: error: unknown component <Tipp> [unknown-component] "
+            "(did you mean 'Tip'?)",
+            "docs/performance/_theory/parts.md:14:1: error: <MemoryBudget> needs a non-empty model=\"...\" attribute "
+            "[missing-attribute]",
+            "docs/performance/_theory/draft.md:6:12: error: unknown component <Tipp> [unknown-component] "
+            "(did you mean 'Tip'?)",
         ],
     ),
     "a missing page linked with and without a fragment: each link reported": (
@@ -669,3 +690,19 @@ def test_a_built_page_outside_the_project_is_named_by_its_url(tmp_path: Path) ->
     where, message = lines[0].split(": ", 1)
     assert where.startswith("/404.html:"), where
     assert message == "error: broken link '/.': no file / in the site [missing-file]"
+
+
+def test_an_error_in_a_part_a_page_shows_is_reported_once(tmp_path: Path) -> None:
+    """The check of every snippet part reports only what no page's render reported (that one names the page)."""
+    body = 'Shared text with <Tipp>x</Tipp>.\n\n<Only scenario="infer-gpu-many">\nUnshown part.\n</Only>'
+    project = make_project(
+        tmp_path,
+        {"docs/index.md": PAGE.format(body='## Why\n\n<Theory name="shared"/>'), **dict([snippet("shared", body)])},
+    )
+    result = build_in_process(project, project / "site")
+    errors = [line for line in result.stderr.split("\n") if "<Tipp>" in line]
+    assert errors == [
+        "ERROR   -  docs/performance/_theory/shared.md:6:18: error: unknown component <Tipp> [unknown-component] "
+        "(did you mean 'Tip'?)"
+    ]
+    assert "    included from docs/index.md:8" in result.stderr

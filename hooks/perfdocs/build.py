@@ -41,7 +41,7 @@ from .linkcheck import (
 from .matrix import generated_components, scan_scenario_pages
 from .measured import RESULTS
 from .parallel import fork_map
-from .pipeline import Rendered, page_problems, page_scenario, render_body
+from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_part_problems
 from .project import Project, scenario_index
 from .recipes import marker_problems
 from .redirects import (
@@ -113,6 +113,9 @@ class BuildState:
     renames: Mapping[str, str] = field(default_factory=dict)  # docs path -> new path, as git sees HEAD (start)
     search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
     reported: set[str] = field(default_factory=set)
+    reported_at: set[tuple[str, str, str]] = field(default_factory=set)  # (place, code, message) reported
+    page_scenarios: dict[str, str | None] = field(default_factory=dict)  # docs path -> its scenario, as rendered
+    part_checks: dict[tuple[str, str, frozenset[str | None]], list[Diagnostic]] = field(default_factory=dict)
     boxes: ErrorBoxes = field(default_factory=ErrorBoxes)  # each page's "Build error" box
     errors: int = 0
     site_nav: Any = None  # MkDocs' nav, for /llms.txt
@@ -142,6 +145,7 @@ class BuildState:
             if key in self.reported:
                 continue
             self.reported.add(key)
+            self.reported_at.add((str(d.location), d.code, d.message))
             if d.level == "error":
                 self.errors += 1
                 log.error(text)
@@ -280,17 +284,22 @@ class BuildState:
             source,
             generated_components(markdown, self.library, self.scenario_pages, src_uri),
             self.project.edit_url if self.project else None,
-            Site(
-                src_uri,
-                self.doc_files,
-                self.api,
-                notebooks=self.project.notebooks if self.project else None,
-                embeds=self.project.embed_hosts if self.project else EmbedHosts(),
-                gated=self.project.gated_models if self.project else GatedModels(),
-                calculator=self.calculators[0] if self.calculators else None,
-            ),
+            self.site(src_uri),
         )
         return problems, rendered, refused
+
+    def site(self, page: str) -> Site:
+        """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""
+        project = self.project
+        return Site(
+            page,
+            self.doc_files,
+            self.api,
+            notebooks=project.notebooks if project else None,
+            embeds=project.embed_hosts if project else EmbedHosts(),
+            gated=project.gated_models if project else GatedModels(),
+            calculator=self.calculators[0] if self.calculators else None,
+        )
 
     def prerender(self, files: Any) -> None:
         """Every page rendered ahead, in forked workers (MkDocs renders pages one by one on one core).
@@ -328,6 +337,7 @@ class BuildState:
         page.perfdocs_calculator = page.file.src_uri in self.calculators
         for key in refused:  # what the page may not say has no effect either
             page.meta.pop(key, None)
+        self.page_scenarios[page.file.src_uri] = rendered.scenario
         self.markdown[page.file.src_uri] = PageMarkdown(
             rendered.text,
             rendered.source_map,
@@ -378,11 +388,32 @@ class BuildState:
         prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
         page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
         Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
+        self.check_unshown_parts()
         for file in files.documentation_pages():
             if file.page is not None and file.src_uri not in self.themed:
                 self.nav_titles[file.src_uri] = vars(file.page).get("title")
                 self.page_titles[file.src_uri], self.page_descriptions[file.src_uri] = theme_text(file.page)
                 self.themed.add(file.src_uri)
+
+    def check_unshown_parts(self) -> None:
+        """Every part of every snippet is checked once, whoever includes it: the ``<Only>`` parts no page shows
+        (and a snippet no page includes) are rendered alone (pipeline.unshown_part_problems); what the pages
+        already reported is not reported again. Each snippet's result is kept for as long as its text and the
+        scenarios that show it stay the same (a save under mkdocs serve)."""
+        assert self.library is not None
+        shown: dict[str, set[str | None]] = {name: set() for name in self.library.names()}
+        for name, users in self.snippet_users.items():
+            shown.setdefault(name, set()).update(self.page_scenarios.get(src) for src in users)
+        site = self.site(f"{THEORY_DIR}/.check.md")
+        for name, scenarios in sorted(shown.items()):
+            snippet, _ = self.library.get(name)
+            if snippet is None:
+                continue
+            key = (name, snippet.body, frozenset(scenarios))
+            if key not in self.part_checks:
+                self.part_checks[key] = unshown_part_problems(snippet, self.library, self.root, site, scenarios)
+            found = self.part_checks[key]
+            self.report([d for d in found if (str(d.location), d.code, d.message) not in self.reported_at])
 
     def begin_rebuild(self, snippets: set[str]) -> None:
         """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that

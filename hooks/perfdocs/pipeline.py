@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Location, SourceMap
@@ -11,7 +11,7 @@ from .dialect import Site, convert
 from .metadata import page_front_matter_problems
 from .recipes import marker_problems
 from .text import front_matter_key_line, split_front_matter
-from .theory import Inclusion, Snippet, SnippetLibrary, expand
+from .theory import Inclusion, Snippet, SnippetLibrary, expand, only_parts
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Rendered:
     snippets_used: set[str]
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
     ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
+    scenario: str | None = None  # the page's scenario, which picked the <Only> parts it shows
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
@@ -58,7 +59,29 @@ def render_body(
         expansion.snippets_used,
         converted.links,
         converted.ids,
+        scenario,
     )
+
+
+def unshown_part_problems(
+    snippet: Snippet, library: SnippetLibrary, root: Path, site: Site, shown: Collection[str | None]
+) -> list[Diagnostic]:
+    """The problems of the parts of ``snippet`` that no page shows (``shown``: the scenarios of the pages that
+    include it): each ``<Only>`` part none of those scenarios shows, rendered alone at its lines, and the whole
+    snippet as a page with no scenario when no page includes it. Only what lies in the snippet itself is kept (a
+    nested snippet is checked alone)."""
+    parts = only_parts(snippet) if "<Only" in snippet.body else []
+    pieces = [(part.text, part.first_line) for part in parts if not part.scenarios & set(shown)]
+    if not shown:
+        pieces.insert(0, (snippet.body, snippet.body_first_line))
+    problems: dict[Diagnostic, None] = {}
+    for text, first_line in pieces:
+        rendered = render_body(text, snippet.path, library, root, None, first_line, site=site)
+        for d in rendered.diagnostics:
+            if d.location.path == snippet.path:
+                where = Location(d.location.path, d.location.line, d.location.col)
+                problems[replace(d, location=where)] = None
+    return list(problems)
 
 
 MAX_PAGE_BYTES = 2_000_000

@@ -457,6 +457,42 @@ def _nesting_change(masked: str) -> int:
     return change
 
 
+@dataclass(frozen=True)
+class OnlyPart:
+    """An outermost ``<Only>`` part of a snippet: the scenarios it is shown on and its lines, between its tags."""
+
+    scenarios: frozenset[str]
+    first_line: int  # the file line of its first line
+    text: str
+
+
+def only_parts(snippet: Snippet) -> list[OnlyPart]:
+    """The snippet's outermost ``<Only>`` parts, as the expansion reads the tags (a tag it reports as bad opens
+    none; one never closed runs to the end)."""
+    parts: list[OnlyPart] = []
+    depth, start, wanted = 0, 0, frozenset[str]()
+    lines = snippet.lines
+    for i, (line, code) in enumerate(zip(lines, snippet.code_mask)):
+        if code or "Only" not in line:
+            continue
+        tag = _alone(mask_code_spans(line), "Only")
+        if tag is None or tag.self_closing:
+            continue
+        if tag.closing:
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                parts.append(OnlyPart(wanted, snippet.body_first_line + start, "\n".join(lines[start:i])))
+            continue
+        attr = SCENARIO_ATTR_RE.match(tag.attrs)
+        names = (attr.group(1) or attr.group(2) or "").split(",") if attr else []
+        if depth == 0:
+            start, wanted = i + 1, frozenset(n.strip() for n in names) & frozenset(SCENARIOS)
+        depth += 1
+    if depth:
+        parts.append(OnlyPart(wanted, snippet.body_first_line + start, "\n".join(lines[start:])))
+    return parts
+
+
 def _alone(masked: str, name: str) -> Tag | None:
     """The ``<name ...>`` tag that is the whole of the line (blanks aside), as the inline parser reads it."""
     text = masked.strip(" \t")
@@ -505,5 +541,7 @@ __all__ = [
     "Snippet",
     "SnippetLibrary",
     "expand",
+    "OnlyPart",
+    "only_parts",
     "THEORY_DIR",
 ]
