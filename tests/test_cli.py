@@ -189,13 +189,21 @@ def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.
     with (docs / "infer/gpu_one.md").open("a", encoding="utf-8") as f:
         f.write("\nSee [a section](gpu_one.md#no-such-section).\n")
     (docs / "orphan.md").write_text("# Orphan\n\nNo nav entry.\n", encoding="utf-8")
+    with (docs / "_theory/optimizers.md").open("a", encoding="utf-8") as f:  # a part no page including it shows
+        f.write('\n<Only scenario="infer-cpu">\n<Tipp>x</Tipp>\n</Only>\n')
     assert main(["--root", str(project), "lint"]) == 2
     linted = set(capsys.readouterr().out.splitlines())
     built = build(project, project / "site")
     assert built.returncode != 0
     reported = {line.removeprefix("ERROR   -  ") for line in built.stderr.splitlines() if line.startswith("ERROR")}
     at_sources = {line for line in reported if not line.startswith("site/")}  # not the built 404 page
-    assert {code_of(line) for line in at_sources} >= {"not-in-nav", "missing-target", "missing-fragment", "missing-file"}
+    assert {code_of(line) for line in at_sources} >= {
+        "not-in-nav",
+        "missing-target",
+        "missing-fragment",
+        "missing-file",
+        "unknown-component",
+    }
     assert sorted(at_sources) == sorted(line for line in linted if ": error: " in line)
     renamed = "(did you mean 'performance/infer/cpu_inference.md'? git saw performance/infer/cpu.md renamed to it)"
     assert {code_of(line) for line in at_sources if line.endswith(renamed)} == {

@@ -27,11 +27,11 @@ from .dialect import Site
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
-from .pipeline import Rendered, render_source, sort_key
+from .pipeline import Rendered, render_source, sort_key, unshown_part_problems
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
 from .sitecheck import heading_ids, link_problems, nav_entries, nav_missing_pages, not_in_nav
-from .theory import Inclusion, SnippetLibrary
+from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
 
@@ -117,15 +117,7 @@ class _Site:
             self._scenarios = scenario_index(items, self.library)
         generated = generated_components(source, self.library, self._scenarios or {}, self.project.docs_path(path))
         api = self.api() if "[`" in source or "[[autodoc]]" in source else None
-        site = Site(
-            self.project.docs_path(path),
-            self.files,
-            api,
-            notebooks=self.project.notebooks,
-            embeds=self.project.embed_hosts,
-            gated=self.project.gated_models,
-            calculator=self.calculator,
-        )
+        site = self.site(self.project.docs_path(path), api)
         rendered = render_source(source, shown, self.library, self.project.root, generated, site)
         return rendered, problems + (api.problems if api else []) + rendered.diagnostics
 
@@ -150,6 +142,7 @@ class _Site:
         ]
         if not whole:
             return problems
+        problems += self.unshown_parts(rendered)
         if project.nav:
             config, shown = project.config_file.read_text(encoding="utf-8"), project.display(project.config_file)
             listed = ((page, project.display(path)) for page, path in everything.items())
@@ -159,6 +152,36 @@ class _Site:
             shown, text = project.display(project.redirects_file), project.redirects_file.read_bytes()
             problems += load_redirects(text, shown, set(everything), project.redirect_hosts, renames)[1]
         return problems
+
+    def unshown_parts(self, rendered: dict[str, Rendered]) -> list[Diagnostic]:
+        """The snippet parts no page shows, checked as the build checks them (BuildState.check_unshown_parts);
+        what a page's render found already is left out."""
+        shown: dict[str, set[str | None]] = {name: set() for name in self.library.names()}
+        for result in rendered.values():
+            for name in result.snippets_used:
+                shown.setdefault(name, set()).add(result.scenario)
+        found = {(str(d.location), d.code, d.message) for r in rendered.values() for d in r.diagnostics}
+        snippets = [(snippet, shown[name]) for name in sorted(shown) if (snippet := self.library.get(name)[0])]
+        api = self.api() if any("[`" in snippet.body for snippet, _ in snippets) else None
+        site = self.site(f"{THEORY_DIR}/.check.md", api)
+        problems = []
+        for snippet, scenarios in snippets:
+            parts = unshown_part_problems(snippet, self.library, self.project.root, site, scenarios)
+            problems += [d for d in parts if (str(d.location), d.code, d.message) not in found]
+        return problems
+
+    def site(self, page: str, api: ApiIndex | None) -> Site:
+        """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""
+        project = self.project
+        return Site(
+            page,
+            self.files,
+            api,
+            notebooks=project.notebooks,
+            embeds=project.embed_hosts,
+            gated=project.gated_models,
+            calculator=self.calculator,
+        )
 
     @functools.cached_property
     def calculator(self) -> str | None:
