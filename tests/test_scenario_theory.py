@@ -11,7 +11,6 @@ admonition bodies are indented four columns, which a CommonMark parser would rea
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,37 +20,12 @@ from mkdocs.config import load_config
 from perfdocs.matrix import generated_components
 from perfdocs.pipeline import render_source
 from perfdocs.project import Project, scenario_index
+from perfdocs.scenariocheck import CPU, CUDA_CODE, GPU_CLAIM, INFERENCE, INFERENCE_TRAINER_CALLS, TRAINING_CODE
 from perfdocs.text import split_front_matter
 from perfdocs.theory import SnippetLibrary
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .conftest import ROOT
-
-INFERENCE = frozenset({"infer-cpu", "infer-gpu-one", "infer-gpu-many"})
-CPU = frozenset({"infer-cpu"})
-
-# Code (blocks and inline spans) that only runs with an NVIDIA GPU. Substrings, compared case-insensitively:
-# "cuda" covers .cuda(), device="cuda", device_map="cuda", torch.cuda, torch.backends.cuda, CUDA_VISIBLE_DEVICES,
-# PYTORCH_CUDA_ALLOC_CONF and cudagraphs. bitsandbytes itself has a CPU backend; its paged optimizers (CUDA unified
-# memory) do not.
-CUDA_CODE = (
-    "cuda",
-    "nvidia-smi",
-    "gradscaler",
-    "nccl",
-    "flash_attention_2",
-    "flash_attention_3",
-    "flash_attn",
-    "paged_adam",
-    "pagedadam",
-)
-# Code that trains. ``Trainer(`` counts only in a block that also trains or never predicts/evaluates:
-# Trainer.predict is a batched inference loop (the CPU page uses it).
-TRAINING_CODE = (".backward(", "optimizer.step", "gradscaler", ".train(", "zero_grad")
-INFERENCE_TRAINER_CALLS = (".predict(", ".evaluate(")
-# GPU hardware and throughput in prose: a CPU reader can act on none of it. Where the CPU page must compare, it
-# says so without GPU models or figures ("FlashAttention 2/3 are GPU-only kernels"), so no exception list is kept.
-GPU_CLAIM = re.compile(r"\b(A100|H100|H200|Hopper|Ampere|Blackwell|TFLOPS|tensor[- ]cores?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -232,8 +206,38 @@ def planted(tmp_path: Path, scenario: str) -> list[str]:
     lib = SnippetLibrary(tmp_path / "docs" / "performance" / "_theory", tmp_path)
     source = f'---\nscenario: {scenario}\n---\n# Page\n\n## Half precision\n\n<Theory name="half"/>\n'
     rendered = render_source(source, "docs/performance/page.md", lib, tmp_path)
-    assert rendered.diagnostics == []
+    assert {d.code for d in rendered.diagnostics} <= {"wrong-scenario"}
     return [str(f) for f in findings(scenario, to_html(rendered.text))]
+
+
+def build_reports(tmp_path: Path, scenario: str) -> list[str]:
+    """What the build reports of the planted snippet on a page of ``scenario`` (pipeline.render_body)."""
+    write(tmp_path / "docs" / "performance" / "_theory" / "half.md", SNIPPET)
+    lib = SnippetLibrary(tmp_path / "docs" / "performance" / "_theory", tmp_path)
+    source = f'---\nscenario: {scenario}\n---\n# Page\n\n## Half precision\n\n<Theory name="half"/>\n'
+    rendered = render_source(source, "docs/performance/page.md", lib, tmp_path)
+    for d in rendered.diagnostics:
+        assert d.location.included_from == (("docs/performance/page.md", 8),)
+        assert d.hint == f'wrap it in <Only scenario="..."> with the scenarios it holds for (not {scenario})'
+    return [f"{d.location}: {d.message.split(' on a page')[0]}" for d in rendered.diagnostics]
+
+
+def test_the_build_reports_what_a_snippet_should_not_show_at_its_line(tmp_path: Path) -> None:
+    """The same rules, in the build: each at the snippet's line, on each page that shows it (with that page)."""
+    half = "docs/performance/_theory/half.md"
+    assert build_reports(tmp_path, "infer-cpu") == [
+        f"{half}:6:4: GPU claim 'H100'",
+        f"{half}:6:26: GPU claim 'TFLOPS'",
+        f"{half}:6:34: CUDA inline code 'cuda'",
+        f"{half}:9:34: CUDA code 'cuda'",
+        f"{half}:11:5: training code '.backward('",
+        f"{half}:12:1: training code 'optimizer.step'",
+    ]
+    assert build_reports(tmp_path, "infer-gpu-one") == [
+        f"{half}:11:5: training code '.backward('",
+        f"{half}:12:1: training code 'optimizer.step'",
+    ]
+    assert build_reports(tmp_path, "train-gpu-one") == []
 
 
 def test_cpu_page_with_gpu_theory_is_caught(tmp_path: Path) -> None:

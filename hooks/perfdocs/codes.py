@@ -384,6 +384,12 @@ _ALL = [
         "Use the scenario names the hint lists, such as `train-gpu-one`.",
     ),
     _error(
+        "wrong-scenario",
+        "A snippet shows what does not hold for the page's scenario: CUDA code on the CPU page, a training loop on "
+        "inference.",
+        'Wrap that text in `<Only scenario="...">` with the scenarios it holds for.',
+    ),
+    _error(
         "unlisted-host",
         "A redirect leaves the site for a host that `extra.perfdocs.redirect_hosts` in mkdocs.yml does not list.",
         "Point the redirect at a page of the docs, or ask a maintainer to allow the host.",

@@ -10,6 +10,7 @@ from .diagnostics import Diagnostic, Location, SourceMap
 from .dialect import Site, convert
 from .metadata import page_front_matter_problems
 from .recipes import marker_problems
+from .scenariocheck import wrong_scenario_problems
 from .text import front_matter_key_line, split_front_matter
 from .theory import Inclusion, Snippet, SnippetLibrary, expand, only_parts
 
@@ -50,7 +51,10 @@ def render_body(
     converted = convert(expansion.text, expansion.source_map, root, generated, site)
     duplicates = duplicate_ids(converted.ids)
     markers = marker_problems(body, first_line, page_path)  # a snippet's are checked once (BuildState.check_snippets)
-    diagnostics = sorted(set(expansion.diagnostics + converted.diagnostics + duplicates + markers), key=sort_key)
+    wrong = wrong_scenario_problems(expansion, scenario)
+    diagnostics = sorted(
+        set(expansion.diagnostics + converted.diagnostics + duplicates + markers + wrong), key=sort_key
+    )
     return Rendered(
         converted.text,
         converted.source_map,

@@ -97,6 +97,7 @@ class Expansion:
     diagnostics: list[Diagnostic]
     inclusions: list[Inclusion] = field(default_factory=list)
     snippets_used: set[str] = field(default_factory=set)
+    code: list[bool] = field(default_factory=list)  # per line of ``text``: code, as its own file reads it
 
 
 class SnippetLibrary:
@@ -215,6 +216,7 @@ class _Expander:
         self.scenario = scenario
         self.out: list[str] = []
         self.origins: list[Location] = []
+        self.code: list[bool] = []
         self.diagnostics: list[Diagnostic] = []
         self.inclusions: list[Inclusion] = []
         self.used: set[str] = set()
@@ -224,9 +226,10 @@ class _Expander:
         self.collapse = scenario in COLLAPSED_SCENARIOS
         self.nesting = 0  # components and <details> open on the page at the current line
 
-    def emit(self, line: str, loc: Location) -> None:
+    def emit(self, line: str, loc: Location, code: bool = False) -> None:
         self.out.append(line)
         self.origins.append(loc)
+        self.code.append(code)
 
     def error(self, loc: Location, message: str, code: str, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(loc, message, code, hint=hint))
@@ -251,7 +254,7 @@ class _Expander:
             loc = Location(frame.path, first_line + i, 1, frame.chain)
             if code[i]:
                 if all(keep for keep, _ in only_stack):
-                    self.emit(line, loc)
+                    self.emit(line, loc, True)
                 continue
             masked = mask_code_spans(line) if "<" in line else line
             if "<Only" in masked or "</Only" in masked:
@@ -529,7 +532,12 @@ def expand(
     lines = text.split("\n")
     expander.expand(lines, first_line, _Frame(page_path, (), ()), 0, None, "")
     return Expansion(
-        "\n".join(expander.out), SourceMap(expander.origins), expander.diagnostics, expander.inclusions, expander.used
+        "\n".join(expander.out),
+        SourceMap(expander.origins),
+        expander.diagnostics,
+        expander.inclusions,
+        expander.used,
+        expander.code,
     )
 
 
