@@ -706,3 +706,17 @@ def test_an_error_in_a_part_a_page_shows_is_reported_once(tmp_path: Path) -> Non
         "(did you mean 'Tip'?)"
     ]
     assert "    included from docs/index.md:8" in result.stderr
+
+
+def test_a_nav_entry_naming_no_page_is_one_error_not_also_a_broken_link_in_404(tmp_path: Path) -> None:
+    """The theme's menu on 404.html links every nav entry; the entry's own error at its line of mkdocs.yml is the
+    report (it was also 'site/404.html:...: broken link ... [missing-file]')."""
+    files, _ = CASES["a nav entry that names a page not in the docs"]
+    project = make_project(tmp_path, files)
+    result = build_in_process(project, project / "site")
+    errors = [line for line in result.stderr.split("\n") if line.startswith("ERROR")]
+    assert [line for line in errors if "setpu" in line] == [
+        "ERROR   -  mkdocs.yml:16:12: error: the nav names performance/setpu.md, which is not a page in the docs "
+        "[nav-missing-page] (did you mean 'performance/setup.md'?)"
+    ]
+    assert "/performance/setpu.md" in (project / "site" / "404.html").read_text(encoding="utf-8")  # still linked

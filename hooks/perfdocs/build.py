@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from html import escape, unescape
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from mkdocs.utils.meta import get_data
 
@@ -56,7 +58,7 @@ from .redirects import (
 )
 from .sanitize import Finding, clean_page
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
-from .sitecheck import nav_missing_pages, not_in_nav
+from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
 from .text import body_offset, split_front_matter
 from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
@@ -122,6 +124,7 @@ class BuildState:
     themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
     nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
+    nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
     redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
     # -- helpers -----------------------------------------------------------------------
@@ -256,6 +259,7 @@ class BuildState:
             known = {f.src_uri for f in files.documentation_pages()}
             text = config_file.read_text(encoding="utf-8")
             self.report(nav_missing_pages(text, self.display(config_file), known, self.renames))
+            self.nav_missing = {target for _, target in missing_nav_entries(text, known)}
 
     def render_page(
         self, src_uri: str, display: str, source: str, markdown: str
@@ -520,6 +524,9 @@ class BuildState:
         map_file.parent.mkdir(parents=True, exist_ok=True)
         map_file.write_text(self.link_map.to_json(), encoding="utf-8")
         report = check_site(site, self.base, known=self.content_links)
+        # the theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
+        # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
+        report = replace(report, problems=[p for p in report.problems if not self.nav_menu_link(p)])
         if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
@@ -536,6 +543,17 @@ class BuildState:
                 size.gzip,
                 size.stub,
             )
+
+    def nav_menu_link(self, problem: Problem) -> bool:
+        """Whether ``problem`` is a theme page's link to a nav entry that names no page."""
+        if problem.status != "missing-file" or problem.page in self.content_links or not self.nav_missing:
+            return False
+        path = unquote(urlsplit(problem.href).path)
+        if path.startswith(self.base):
+            path = path[len(self.base) :]
+        else:
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(problem.page), path))
+        return path in self.nav_missing
 
     def write_for_assistants(self, site: Path, config: Any, taken: set[str]) -> None:
         """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""

@@ -47,25 +47,32 @@ def nav_entries(config_text: str) -> list[Any]:
     return list(_nav_targets(nav))
 
 
-def nav_missing_pages(
-    config_text: str, shown: str, pages: Iterable[str], renames: Mapping[str, str] | None = None
-) -> list[Diagnostic]:
-    """The entries of the config's ``nav:`` that name a page (``.md``) not in the docs, at their line of the
-    config file ``shown`` (``renames``: the pages git saw renamed, for the hint)."""
+def missing_nav_entries(config_text: str, pages: Iterable[str]) -> list[tuple[Any, str]]:
+    """The entries of the config's ``nav:`` that name a page (``.md``) not in the docs: (YAML node, page)."""
     known = set(pages)
-    problems = []
+    found = []
     for node in nav_entries(config_text):
         target = node.value.lstrip("/")
         if target.endswith(".md") and not urlsplit(target).scheme and target not in known:
-            problems.append(
-                Diagnostic(
-                    Location(shown, node.start_mark.line + 1, node.start_mark.column + 1),
-                    f"the nav names {target}, which is not a page in the docs",
-                    "nav-missing-page",
-                    hint=missing_page_hint(target, known, "", {} if renames is None else renames),
-                )
-            )
-    return problems
+            found.append((node, target))
+    return found
+
+
+def nav_missing_pages(
+    config_text: str, shown: str, pages: Iterable[str], renames: Mapping[str, str] | None = None
+) -> list[Diagnostic]:
+    """The entries of the config's ``nav:`` that name a page not in the docs, at their line of the config file
+    ``shown`` (``renames``: the pages git saw renamed, for the hint)."""
+    known = set(pages)
+    return [
+        Diagnostic(
+            Location(shown, node.start_mark.line + 1, node.start_mark.column + 1),
+            f"the nav names {target}, which is not a page in the docs",
+            "nav-missing-page",
+            hint=missing_page_hint(target, known, "", {} if renames is None else renames),
+        )
+        for node, target in missing_nav_entries(config_text, known)
+    ]
 
 
 def _nav_targets(node: Any) -> Iterator[Any]:
