@@ -397,3 +397,25 @@ def test_missing_page_hints_reach_the_diagnostics(tmp_path: Path) -> None:
         "performance/infer/cpu.md in the docs [missing-file] (did you mean 'performance/infer/cpu_inference.md'? "
         "git saw performance/infer/cpu.md renamed to it)"
     )
+
+
+def test_a_check_with_a_cache_parses_only_the_pages_whose_bytes_changed(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What mkdocs serve's rebuilds pass (BuildState.parsed_pages): the redirect pages, written again each time
+    with the same bytes, are not parsed again; the report is a fresh check's."""
+    import perfdocs.linkcheck as linkcheck
+
+    parsed: list[str] = []
+    real = linkcheck.parse_page
+    monkeypatch.setattr(linkcheck, "parse_page", lambda text: parsed.append(text) or real(text))
+    cache: dict = {}
+    first = check_site(site, jobs=1, cache=cache)
+    assert len(parsed) == len(cache) == first.pages
+    parsed.clear()
+    (site / "a/index.html").write_text(page('<h2 id="mixed">M</h2><h2 id="gone">G</h2>'), encoding="utf-8")
+    second = check_site(site, jobs=1, cache=cache)
+    assert len(parsed) == 1 and '"gone"' in parsed[0]
+    fresh = check_site(site, jobs=1)
+    assert sorted(map(repr, second.problems)) == sorted(map(repr, fresh.problems))
+    assert "a/#gone" not in {p.href for p in second.problems} and second.links == fresh.links

@@ -464,3 +464,26 @@ def test_the_reader_queries_want_sections_that_exist(index: dict[str, Any]) -> N
     assert [q["want"] for q in queries if q["want"] not in locations] == []
     assert [q["from"] for q in queries if q.get("from", "") not in locations] == []
     assert len({q["query"] for q in queries}) == len(queries)
+
+
+def test_a_section_shaped_before_is_not_read_again_and_shapes_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """mkdocs serve shapes the whole index after each one-page rebuild: the keys of a section whose title and text
+    did not change come from the last index (search._KEYS), and the index is the one a fresh shaping gives."""
+    import perfdocs.search as search
+
+    index = {"config": {"lang": ["en"], "separator": SEPARATOR, "fields": {}},
+             "docs": [{"location": "t/", "title": "Training", "text": ""},
+                      {"location": "t/#zero", "title": "ZeRO", "text": ""}]}
+    pages = {"t/": SearchPage({"": "<p>t</p>", "zero": "<p>ZeRO-3, or running out of memory</p>"})}
+    search._KEYS.clear()
+    fresh = shape_index(index, pages)
+    read: list[str] = []
+    real = search._plain
+    monkeypatch.setattr(search, "_plain", lambda html: read.append(html) or real(html))
+    again = shape_index(index, pages)
+    assert read == [] and again == fresh
+    changed = {"t/": SearchPage({"": "<p>t</p>", "zero": "<p>ZeRO-3 only</p>"})}
+    shaped = shape_index(index, changed)
+    assert read == ["ZeRO", "<p>ZeRO-3 only</p>"]
+    search._KEYS.clear()
+    assert shaped == shape_index(index, changed)

@@ -33,6 +33,7 @@ from .html import PageHTML, parse_page
 from .linkcheck import (
     MAP_FILE,
     LinkMap,
+    Parsed,
     Problem,
     Report,
     check_site,
@@ -124,6 +125,7 @@ class BuildState:
     themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
     nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
+    parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
     redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
@@ -523,7 +525,7 @@ class BuildState:
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)
         map_file.write_text(self.link_map.to_json(), encoding="utf-8")
-        report = check_site(site, self.base, known=self.content_links)
+        report = check_site(site, self.base, known=self.content_links, cache=self.parsed_pages)
         # the theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
         # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
         report = replace(report, problems=[p for p in report.problems if not self.nav_menu_link(p)])

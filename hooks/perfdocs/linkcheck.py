@@ -13,6 +13,7 @@ Everything here is a function of the site on disk; nothing logs or prints.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
@@ -418,26 +419,42 @@ def _parse_chunk(site: str, pages: list[str]) -> list[PageHTML]:
     return [parse_page(_read(Path(site, page))) for page in pages]
 
 
-def _parse_pages(site: Path, pages: list[str], jobs: int) -> dict[str, PageHTML]:
+Parsed = dict[str, tuple[bytes, PageHTML]]  # page -> (digest of its bytes, what they parse to)
+
+
+def _parse_pages(site: Path, pages: list[str], jobs: int, cache: Parsed | None = None) -> dict[str, PageHTML]:
     """Every page parsed once; parsing is nearly all of the checker's time, and on two cores two forked
-    workers halve it (numbers in bench/linkcheck.py)."""
-    return dict(zip(pages, fork_map(partial(_parse_chunk, str(site)), pages, jobs)))
+    workers halve it (numbers in bench/linkcheck.py). With ``cache`` (what the last check parsed), a page whose
+    bytes did not change is not parsed again; the cache is left holding this check's pages."""
+    if cache is None:
+        return dict(zip(pages, fork_map(partial(_parse_chunk, str(site)), pages, jobs)))
+    digests = {page: hashlib.sha256((site / page).read_bytes()).digest() for page in pages}
+    found = {page: cache[page][1] for page in pages if page in cache and cache[page][0] == digests[page]}
+    missing = [page for page in pages if page not in found]
+    found |= dict(zip(missing, fork_map(partial(_parse_chunk, str(site)), missing, jobs)))
+    cache.clear()
+    cache.update({page: (digests[page], found[page]) for page in pages})
+    return found
 
 
 def check_site(
-    site: Path, base: str = "/", jobs: int | None = None, known: Mapping[str, PageHTML] | None = None
+    site: Path,
+    base: str = "/",
+    jobs: int | None = None,
+    known: Mapping[str, PageHTML] | None = None,
+    cache: Parsed | None = None,
 ) -> Report:
     """Every internal link and fragment of the built site at ``site``.
 
     Each page is read and parsed once (in ``jobs`` processes; default: up to 2), then every distinct
     target is checked once in this process. Only pages with problems are read again, to find the
     line of each broken link's tag. ``known`` holds pages already parsed by the caller (the build passes
-    each Markdown page's content): those are not read again.
+    each Markdown page's content): those are not read again; ``cache``: see _parse_pages.
     """
     files, dirs, pages = collect(site)
     known = {page: known[page] for page in pages if page in known} if known else {}
     rest = [page for page in pages if page not in known]
-    parsed = {**known, **_parse_pages(site, rest, jobs if jobs is not None else default_jobs())}
+    parsed = {**known, **_parse_pages(site, rest, jobs if jobs is not None else default_jobs(), cache)}
     checker = _Checker(files, dirs, parsed, base)
     found: list[tuple[str, str, Verdict, Target | None]] = []
     external: dict[str, list[tuple[str, str]]] = {}

@@ -143,6 +143,11 @@ def shared_sections(
     return shared
 
 
+# (separator, title, text) of a section -> its synonym keys as the index field holds them: a section whose title and
+# text did not change since the last index is not read again (mkdocs serve rebuilds one page, shapes every section)
+_KEYS: dict[tuple[str, str, str], str] = {}
+
+
 def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage]) -> dict[str, Any]:
     """Material's index with each section's text replaced by the text of `pages` (page URL -> SearchPage), the
     synonym entries each section spells in its ``keys`` field, and what the worker ranks with.
@@ -153,15 +158,24 @@ def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage]) -> dict[
     separator = config["separator"]
     vocabulary = spellings(separator)
     docs = []
+    used: dict[tuple[str, str, str], str] = {}
     for doc in index["docs"]:
         page, _, section = doc["location"].partition("#")
         shaped = pages.get(page)
         text = shaped.texts[section] if shaped is not None and section in shaped.texts else _without_code(doc["text"])
         new = {**doc, "text": text}
-        keys = synonym_keys(words(_plain(doc["title"]) + " " + _plain(text), separator), vocabulary)
+        key = (separator, doc["title"], text)
+        keys = (
+            _KEYS[key]
+            if key in _KEYS
+            else " ".join(synonym_keys(words(_plain(key[1]) + " " + _plain(text), separator), vocabulary))
+        )
+        used[key] = keys
         if keys:
-            new[KEYS_FIELD] = " ".join(keys)
+            new[KEYS_FIELD] = keys
         docs.append(new)
+    _KEYS.clear()  # what this index used, for the next one (an incremental rebuild under mkdocs serve)
+    _KEYS.update(used)
     fields = {**config.get("fields", {}), KEYS_FIELD: {"boost": 1.0}}
     return {
         **index,
@@ -223,6 +237,7 @@ def page_facets(urls: Iterable[str], scenarios: Mapping[str, str | None]) -> dic
 Vocabulary = tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]
 
 
+@functools.cache
 def spellings(separator: str) -> Vocabulary:
     """Each synonym entry as (the word the index stores for it: its first spelling's words run together, its
     spellings as the index's words)."""
@@ -282,8 +297,12 @@ def _is_matrix(table: LexborNode) -> bool:
 def _label_blocks(tabs: LexborNode) -> None:
     """Put each tab's label in front of its block's prose ("Accelerate: ..."); drop the row of labels, whose
     text runs together. Tab sets nest, so only the set's own children are read."""
-    parts = {name: child for child in tabs.iter(include_text=False) if child.tag == "div"
-             for name in (child.attributes.get("class") or "").split()}
+    parts = {
+        name: child
+        for child in tabs.iter(include_text=False)
+        if child.tag == "div"
+        for name in (child.attributes.get("class") or "").split()
+    }
     row, content = parts.get("tabbed-labels"), parts.get("tabbed-content")
     if row is None or content is None:
         return
@@ -334,12 +353,30 @@ def _compiled(separator: str) -> re.Pattern[str]:
 def _entry_patterns(vocabulary: Vocabulary) -> list[tuple[str, re.Pattern[str]]]:
     """Per entry, a pattern that finds any of its spellings as a run of words in the words joined by spaces
     (with one before and after): a word of more than two letters matches as a prefix, a shorter one whole."""
+
     def run(spelling: tuple[str, ...]) -> str:
         return "".join(f" {re.escape(word)}" + (r"\S*" if len(word) > 2 else "") for word in spelling) + "(?= )"
 
     return [(key, re.compile("|".join(run(spelling) for spelling in group if spelling))) for key, group in vocabulary]
 
 
-__all__ = ["FULL_INDEX", "INDEX", "IndexSize", "SearchPage", "dump", "index_html", "index_size", "page_facets",
-           "ranking_data", "search_page", "section_texts", "shape_index", "shared_sections", "spellings",
-           "stub_index", "synonym_keys", "words", "write_index"]
+__all__ = [
+    "FULL_INDEX",
+    "INDEX",
+    "IndexSize",
+    "SearchPage",
+    "dump",
+    "index_html",
+    "index_size",
+    "page_facets",
+    "ranking_data",
+    "search_page",
+    "section_texts",
+    "shape_index",
+    "shared_sections",
+    "spellings",
+    "stub_index",
+    "synonym_keys",
+    "words",
+    "write_index",
+]
