@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -194,3 +195,38 @@ def test_a_page_gone_before_it_is_read_is_a_warning_not_a_traceback(tmp_path: Pa
         "page could not be read (No such file or directory): it was moved or deleted while the site was built"
     )
     assert state.sources == {}
+
+
+def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """serve.native_watcher: the polling observer's paths move to the system's (inotify here), which reports a
+    write at once; a file opened and read (as every build reads every page) is not a change. Events arrive in
+    order, so when the write has woken the server, the read before it would have too."""
+    import logging
+
+    from mkdocs.livereload import LiveReloadServer
+    from perfdocs.serve import native_watcher
+    from watchdog.observers.polling import PollingObserver
+
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "a.md"
+    page.write_text("# A\n", encoding="utf-8")
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "site"))
+    server.watch(str(tmp_path / "docs"))
+    native_watcher(server)
+    assert not isinstance(server.observer, PollingObserver)
+    assert server._watched_paths == {str(tmp_path / "docs"): 1}
+    caplog.set_level(logging.DEBUG, logger="mkdocs.livereload")
+    server.observer.start()
+    try:
+        with server._rebuild_cond:
+            page.read_text(encoding="utf-8")
+            page.write_text("# A\n\nMore.\n", encoding="utf-8")
+            assert server._rebuild_cond.wait_for(lambda: server._want_rebuild, timeout=120)
+    finally:
+        server.observer.stop()
+        server.observer.join()
+    logged = (r.getMessage() for r in caplog.records if r.name == "mkdocs.livereload")
+    seen = [m.group(1) for message in logged if (m := re.search(r"(\w+Event)\(", message))]
+    assert seen and set(seen) <= {"FileModifiedEvent", "FileCreatedEvent"}, seen
