@@ -24,7 +24,7 @@ from .test_serve import HANG_GUARD_S, fetch, free_port
 pytestmark = pytest.mark.slow
 
 MATRIX_PAGE = "index.html"  # the home page's technique matrix lists every page's snippets
-QUIET = 1.5  # seconds without a log line after which the server is idle (3 of the watcher's polls)
+QUIET = 1.5  # seconds without a log line after which the server is idle (3 polls, where the watcher polls)
 
 
 @dataclass
@@ -68,7 +68,7 @@ class Served:
 
     def settle(self) -> None:
         """Until the server has logged nothing for QUIET seconds: a rebuild woken twice by one save (the watcher
-        polls every 0.5 s) has finished, and the next save's rebuild is the next one in the log."""
+        may poll every 0.5 s) has finished, and the next save's rebuild is the next one in the log."""
         while True:
             seen = len(self.log)
             time.sleep(QUIET)
