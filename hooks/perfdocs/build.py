@@ -44,7 +44,7 @@ from .linkcheck import (
 from .matrix import generated_components, scan_scenario_pages
 from .measured import RESULTS
 from .parallel import fork_map
-from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_part_problems
+from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
 from .project import Project, scenario_index
 from .recipes import marker_problems
 from .redirects import (
@@ -402,24 +402,15 @@ class BuildState:
                 self.themed.add(file.src_uri)
 
     def check_unshown_parts(self) -> None:
-        """Every part of every snippet is checked once, whoever includes it: the ``<Only>`` parts no page shows
-        (and a snippet no page includes) are rendered alone (pipeline.unshown_part_problems); what the pages
-        already reported is not reported again. Each snippet's result is kept for as long as its text and the
-        scenarios that show it stay the same (a save under mkdocs serve)."""
+        """Every part of every snippet is checked once, whoever includes it (pipeline.unshown_parts); what the
+        pages already reported is not reported again."""
         assert self.library is not None
-        shown: dict[str, set[str | None]] = {name: set() for name in self.library.names()}
+        shown: dict[str, set[str | None]] = {}
         for name, users in self.snippet_users.items():
-            shown.setdefault(name, set()).update(self.page_scenarios.get(src) for src in users)
+            shown[name] = {self.page_scenarios.get(src) for src in users}
         site = self.site(f"{THEORY_DIR}/.check.md")
-        for name, scenarios in sorted(shown.items()):
-            snippet, _ = self.library.get(name)
-            if snippet is None:
-                continue
-            key = (name, snippet.body, frozenset(scenarios))
-            if key not in self.part_checks:
-                self.part_checks[key] = unshown_part_problems(snippet, self.library, self.root, site, scenarios)
-            found = self.part_checks[key]
-            self.report([d for d in found if (str(d.location), d.code, d.message) not in self.reported_at])
+        found = unshown_parts(self.library, self.root, site, shown, self.part_checks)
+        self.report([d for d in found if (str(d.location), d.code, d.message) not in self.reported_at])
 
     def begin_rebuild(self, snippets: set[str]) -> None:
         """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that
@@ -528,7 +519,8 @@ class BuildState:
         report = check_site(site, self.base, known=self.content_links, cache=self.parsed_pages)
         # the theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
         # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
-        report = replace(report, problems=[p for p in report.problems if not self.nav_menu_link(p)])
+        menu = [p for p in report.problems if nav_menu_link(p, self.content_links, self.nav_missing, self.base)]
+        report = replace(report, problems=[p for p in report.problems if p not in menu])
         if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
@@ -545,17 +537,6 @@ class BuildState:
                 size.gzip,
                 size.stub,
             )
-
-    def nav_menu_link(self, problem: Problem) -> bool:
-        """Whether ``problem`` is a theme page's link to a nav entry that names no page."""
-        if problem.status != "missing-file" or problem.page in self.content_links or not self.nav_missing:
-            return False
-        path = unquote(urlsplit(problem.href).path)
-        if path.startswith(self.base):
-            path = path[len(self.base) :]
-        else:
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(problem.page), path))
-        return path in self.nav_missing
 
     def write_for_assistants(self, site: Path, config: Any, taken: set[str]) -> None:
         """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""
@@ -614,6 +595,19 @@ def require_extensions(config: Any, where: str) -> None:
         from mkdocs.exceptions import PluginError
 
         raise PluginError(f"{where}: perfdocs needs these markdown_extensions: " + ", ".join(missing))
+
+
+def nav_menu_link(problem: Problem, content: Mapping[str, PageHTML], missing: set[str], base: str) -> bool:
+    """Whether ``problem`` is the link of a theme page (one not in ``content``) to a nav entry that names no page
+    (``missing``): the theme's menu on 404.html links every entry."""
+    if problem.status != "missing-file" or problem.page in content or not missing:
+        return False
+    path = unquote(urlsplit(problem.href).path)
+    if path.startswith(base):
+        path = path[len(base) :]
+    else:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(problem.page), path))
+    return path in missing
 
 
 def read_page(file: Any, display: str) -> tuple[str, Diagnostic | None]:

@@ -27,7 +27,7 @@ from .dialect import Site
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
-from .pipeline import Rendered, render_source, sort_key, unshown_part_problems
+from .pipeline import Rendered, render_source, sort_key, unshown_parts
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
 from .sitecheck import heading_ids, link_problems, nav_entries, nav_missing_pages, not_in_nav
@@ -154,21 +154,17 @@ class _Site:
         return problems
 
     def unshown_parts(self, rendered: dict[str, Rendered]) -> list[Diagnostic]:
-        """The snippet parts no page shows, checked as the build checks them (BuildState.check_unshown_parts);
-        what a page's render found already is left out."""
-        shown: dict[str, set[str | None]] = {name: set() for name in self.library.names()}
+        """The snippet parts no page shows, checked as the build checks them (pipeline.unshown_parts); what a
+        page's render found already is left out."""
+        shown: dict[str, set[str | None]] = {}
         for result in rendered.values():
             for name in result.snippets_used:
                 shown.setdefault(name, set()).add(result.scenario)
+        bodies = [snippet.body for name in self.library.names() if (snippet := self.library.get(name)[0])]
+        api = self.api() if any("[`" in body for body in bodies) else None
         found = {(str(d.location), d.code, d.message) for r in rendered.values() for d in r.diagnostics}
-        snippets = [(snippet, shown[name]) for name in sorted(shown) if (snippet := self.library.get(name)[0])]
-        api = self.api() if any("[`" in snippet.body for snippet, _ in snippets) else None
-        site = self.site(f"{THEORY_DIR}/.check.md", api)
-        problems = []
-        for snippet, scenarios in snippets:
-            parts = unshown_part_problems(snippet, self.library, self.project.root, site, scenarios)
-            problems += [d for d in parts if (str(d.location), d.code, d.message) not in found]
-        return problems
+        parts = unshown_parts(self.library, self.project.root, self.site(f"{THEORY_DIR}/.check.md", api), shown)
+        return [d for d in parts if (str(d.location), d.code, d.message) not in found]
 
     def site(self, page: str, api: ApiIndex | None) -> Site:
         """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -86,6 +86,31 @@ def unshown_part_problems(
                 where = Location(d.location.path, d.location.line, d.location.col)
                 problems[replace(d, location=where)] = None
     return list(problems)
+
+
+def unshown_parts(
+    library: SnippetLibrary,
+    root: Path,
+    site: Site,
+    shown: Mapping[str, Collection[str | None]],
+    cache: dict[tuple[str, str, frozenset[str | None]], list[Diagnostic]] | None = None,
+) -> list[Diagnostic]:
+    """What unshown_part_problems finds in every snippet of ``library`` (``shown``: snippet name -> the scenarios
+    of the pages that include it; a snippet not there is included by no page). ``cache`` keeps each snippet's
+    result for as long as its text and those scenarios stay the same (a save under mkdocs serve)."""
+    problems: list[Diagnostic] = []
+    for name in library.names():
+        snippet, _ = library.get(name)
+        if snippet is None:
+            continue
+        key = (name, snippet.body, frozenset(shown.get(name, ())))
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            found = unshown_part_problems(snippet, library, root, site, key[2])
+            if cache is not None:
+                cache[key] = found
+        problems += found
+    return problems
 
 
 MAX_PAGE_BYTES = 2_000_000
