@@ -191,3 +191,22 @@ def test_the_collapsed_snippet_renders_as_a_details_box_with_markdown_inside(pro
     assert rendered.diagnostics == []
     assert '<details markdown="1" class="perfdocs-theory info">' in rendered.text.split("\n")
     assert "See [page](gpu_one.md#recipe)." in rendered.text
+
+
+def test_the_expansion_knows_which_of_its_lines_are_code_after_a_box_left_out(project: Path) -> None:
+    """Expansion.code (what scenariocheck reads) stays line for line with the text when an empty box is taken
+    back: the code flags of the lines after it were off by the box's lines, so a training loop below was missed."""
+    theory = project / "docs" / "performance" / "_theory"
+    write(
+        theory / "gpu_only.md",
+        '---\ntitle: G\nhelps: [speed]\nsummary: g\n---\n<Only scenario="train-gpu-one">\nx\n</Only>\n',
+    )
+    write(theory / "loop.md", "---\ntitle: L\nhelps: [speed]\nsummary: l\n---\nText.\n\n```py\nloss.backward()\n```\n")
+    body = '## S\n\n<Theory name="gpu_only"/>\n\n## T\n\n<Theory name="loop"/>\n'
+    expansion = expand(body, "docs/performance/infer/cpu.md", library(project), "infer-cpu")
+    lines = expansion.text.split("\n")
+    assert len(expansion.code) == len(lines)
+    assert [line for line, code in zip(lines, expansion.code) if code] == ["```py", "loss.backward()", "```"]
+    source = f"---\nscenario: infer-cpu\n---\n# P\n\n{body}"
+    found = render_source(source, "docs/performance/infer/cpu.md", library(project), project).diagnostics
+    assert [(d.location.line, d.code) for d in found] == [(9, "wrong-scenario")]

@@ -378,7 +378,7 @@ class _Expander:
             snippet.code_mask,
         )
         if box is not None and not any(text.strip() for text in self.out[start:]):
-            del self.out[box:], self.origins[box:]  # nothing of it holds for this scenario: no empty box
+            del self.out[box:], self.origins[box:], self.code[box:]  # nothing holds for this scenario: no empty box
             box = None
         url = self.edit_url(snippet) if self.edit_url else None
         if url:
