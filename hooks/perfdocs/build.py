@@ -416,6 +416,7 @@ class BuildState:
         """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that
         changed are read again."""
         self.reported = set()
+        self.reported_at = set()
         self.errors = 0
         self.boxes.begin_rebuild()
         assert self.library is not None
@@ -519,8 +520,8 @@ class BuildState:
         report = check_site(site, self.base, known=self.content_links, cache=self.parsed_pages)
         # the theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
         # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
-        menu = [p for p in report.problems if nav_menu_link(p, self.content_links, self.nav_missing, self.base)]
-        report = replace(report, problems=[p for p in report.problems if p not in menu])
+        menu = self.content_links, self.nav_missing, self.base
+        report = replace(report, problems=[p for p in report.problems if not nav_menu_link(p, *menu)])
         if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")

@@ -68,13 +68,22 @@ class Converter:
     def __init__(self, conv: Conversion):
         self.conv = conv
         self.reader = Reader(conv)
-        self.generated = conv.generated
-        self.root = conv.root
-        self.site = conv.site
         self.leading = True  # nothing but blank lines and comments rendered yet
         self._bad_ids: set[tuple[int, int]] = set()
 
     # -- what components may ask (components.Engine) -------------------------------------
+    @property
+    def generated(self) -> dict[str, list[str]]:
+        return self.conv.generated
+
+    @property
+    def root(self) -> Path | None:
+        return self.conv.root
+
+    @property
+    def site(self) -> Site | None:
+        return self.conv.site
+
     def error(
         self, line: Line, offset: int, message: str, code: str, hint: str | None = None, level: Level = "error"
     ) -> None:

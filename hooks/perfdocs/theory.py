@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .components import void_names
+from .components import is_void
 from .diagnostics import Diagnostic, Location, SourceMap, did_you_mean, display_path
 from .document import error_block
 from .markdown import Tag, scan_inline
@@ -293,7 +293,7 @@ class _Expander:
             self.error(loc, '<Only> needs exactly one attribute: scenario="name[,name...]"', "bad-attribute")
             only_stack.append((False, loc))
             return True
-        wanted = [s.strip() for s in (attr.group(1) or attr.group(2) or "").split(",") if s.strip()]
+        wanted = _scenario_names(attr)
         unknown = [s for s in wanted if s not in SCENARIOS]
         for name in unknown:
             self.error(
@@ -452,7 +452,7 @@ def _nesting_change(masked: str) -> int:
     of its own only where nothing holds it, since the dialect renders Markdown in a ``<details>`` at the top level
     of a page."""
     found = scan_inline(masked)
-    change = sum(-1 if t.closing else 1 for t in found.tags if not t.self_closing and t.name not in void_names())
+    change = sum(-1 if t.closing else 1 for t in found.tags if not t.self_closing and not is_void(t.name))
     for _, tag in found.html:
         m = DETAILS_TAG_RE.match(tag)
         if m and not tag.rstrip().endswith("/>"):
@@ -487,13 +487,17 @@ def only_parts(snippet: Snippet) -> list[OnlyPart]:
                 parts.append(OnlyPart(wanted, snippet.body_first_line + start, "\n".join(lines[start:i])))
             continue
         attr = SCENARIO_ATTR_RE.match(tag.attrs)
-        names = (attr.group(1) or attr.group(2) or "").split(",") if attr else []
         if depth == 0:
-            start, wanted = i + 1, frozenset(n.strip() for n in names) & frozenset(SCENARIOS)
+            start, wanted = i + 1, frozenset(_scenario_names(attr) if attr else ()) & frozenset(SCENARIOS)
         depth += 1
     if depth:
         parts.append(OnlyPart(wanted, snippet.body_first_line + start, "\n".join(lines[start:])))
     return parts
+
+
+def _scenario_names(attr: re.Match[str]) -> list[str]:
+    """The scenarios an ``<Only scenario="...">`` attribute names, as written."""
+    return [s.strip() for s in (attr.group(1) or attr.group(2) or "").split(",") if s.strip()]
 
 
 def _alone(masked: str, name: str) -> Tag | None:

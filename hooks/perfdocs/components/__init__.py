@@ -33,9 +33,16 @@ EXPANDED_EARLIER = ("Only", "Theory")
 class Engine(Protocol):
     """What a component's renderer may ask of the conversion it is part of (perfdocs.dialect.Converter)."""
 
-    generated: dict[str, list[str]]  # lines of the components the site build fills in, by name
-    root: Path | None
-    site: Site | None
+    @property
+    def generated(self) -> dict[str, list[str]]:
+        """Lines of the components the site build fills in, by name."""
+        ...
+
+    @property
+    def root(self) -> Path | None: ...
+
+    @property
+    def site(self) -> Site | None: ...
 
     def error(
         self, line: Line, offset: int, message: str, code: str, hint: str | None = None, level: Level = "error"
@@ -77,12 +84,13 @@ class Component:
         """A tab's label (components whose ``parent`` is a tab group)."""
         return node.attrs.get("id", ("str", ""))[1]
 
-    @staticmethod
-    def has_content(node: Node, lines: list[Line], engine: Engine) -> bool:
-        """Whether the component, written with a closing tag, holds anything but white space."""
+    def refuse_content(self, node: Node, lines: list[Line], engine: Engine) -> None:
+        """Reports a void component written with a closing tag around anything but white space."""
         if not node.body_end or node.body_end == node.body_start:
-            return False
-        return any(line.text.strip() for line in engine.body(node, lines))
+            return
+        if any(line.text.strip() for line in engine.body(node, lines)):
+            line = lines[node.line]
+            engine.error(line, self.offset(node, line), f"<{self.name}> takes no content", "bad-attribute")
 
     @staticmethod
     def offset(node: Node, line: Line) -> int:
@@ -150,9 +158,15 @@ def read_attributes(name: str, raw: str, line: Line, offset: int, conv: Conversi
     return attrs
 
 
+def is_void(name: str) -> bool:
+    """Whether ``name`` is a component that takes no content."""
+    component = REGISTRY.get(name)
+    return component is not None and component.void
+
+
 def void_names() -> frozenset[str]:
     """The components that take no content."""
-    return frozenset(name for name, component in REGISTRY.items() if component.void)
+    return frozenset(name for name in REGISTRY if is_void(name))
 
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):

@@ -16,8 +16,7 @@ class PipelineTag(Component):
     def render(self, node: Node, lines: list[Line], engine: Engine) -> list[Out]:
         line = lines[node.line]
         offset = self.offset(node, line)
-        if self.has_content(node, lines, engine):
-            engine.error(line, offset, "<PipelineTag> takes no content", "bad-attribute")
+        self.refuse_content(node, lines, engine)
         task = node.attrs.get("pipeline", ("str", ""))[1].strip()
         if not task:
             return []  # reported as a missing attribute

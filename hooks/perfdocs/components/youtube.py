@@ -15,8 +15,7 @@ class Youtube(Component):
     def render(self, node: Node, lines: list[Line], engine: Engine) -> list[Out]:
         line = lines[node.line]
         offset = self.offset(node, line)
-        if self.has_content(node, lines, engine):
-            engine.error(line, offset, "<Youtube> takes no content", "bad-attribute")
+        self.refuse_content(node, lines, engine)
         video = node.attrs.get("id", ("str", ""))[1]
         if video and not is_youtube_id(video):
             engine.error(
