@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import griffe
 
@@ -291,18 +291,11 @@ class AutodocLine:
 
 
 @dataclass(eq=False)
-class ApiIndex:
-    """The objects the site documents and how names resolve to them; built once per build."""
+class Libraries:
+    """The libraries' sources as griffe reads them (lazily, module by module) and how a name is found in them."""
 
     namespaces: tuple[str, ...]
     libraries: dict[str, _Library] = field(default_factory=dict)
-    entries: dict[str, Entry] = field(default_factory=dict)  # canonical path of the object -> its entry
-    anchors: dict[str, str] = field(default_factory=dict)  # canonical path -> id, for every documented object
-    problems: list[Diagnostic] = field(default_factory=list)  # sources that could not be read
-    subset: Path | None = None  # the folder of module copies mkdocstrings reads
-    public: dict[str, str] = field(default_factory=dict)  # id of every documented object -> its kind
-    sealed: bool = False  # every page is read: an entry added now would miss the module subset
-    refused: dict[tuple[str, int], Problem] = field(default_factory=dict)  # [[autodoc]] line -> why not rendered
     # libraries whose sources this build does not have -> why (reported once, in ``problems``): their names
     # are code and their entries a note, not each an error
     unavailable: dict[str, str] = field(default_factory=dict)
@@ -315,7 +308,7 @@ class ApiIndex:
         sources: Mapping[str, Source],
         cache: Path | None = None,
         refetch: Callable[[Source], Source] | None = None,
-    ) -> ApiIndex:
+    ) -> Self:
         """The index over ``sources``; a library whose sources cannot be read goes to ``unavailable``, after
         one ``refetch`` (a fetched one whose cache went away since it was checked)."""
         index = cls(tuple(namespaces))
@@ -479,6 +472,20 @@ class ApiIndex:
             elif missing is not None and path not in ("object", "typing.Generic", "abc.ABC"):
                 missing.append(path)
         return bases
+
+
+
+@dataclass(eq=False)
+class ApiIndex(Libraries):
+    """The objects the site documents and how names resolve to them; built once per build."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)  # canonical path of the object -> its entry
+    anchors: dict[str, str] = field(default_factory=dict)  # canonical path -> id, for every documented object
+    problems: list[Diagnostic] = field(default_factory=list)  # sources that could not be read
+    subset: Path | None = None  # the folder of module copies mkdocstrings reads
+    public: dict[str, str] = field(default_factory=dict)  # id of every documented object -> its kind
+    sealed: bool = False  # every page is read: an entry added now would miss the module subset
+    refused: dict[tuple[str, int], Problem] = field(default_factory=dict)  # [[autodoc]] line -> why not rendered
 
     def resolve(self, name: str) -> Resolved | None:
         """``name`` as written in a page (``~`` and ``#param`` removed): where it is, and where a link goes;
