@@ -35,7 +35,6 @@ from .linkcheck import (
     LinkMap,
     Parsed,
     Problem,
-    Report,
     check_site,
     link_targets,
     page_ids,
@@ -357,7 +356,7 @@ class BuildState:
         for name in rendered.snippets_used:
             self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
-        if errors:  # under mkdocs serve the author sees them on the page too (show_problems); --strict fails anyway
+        if errors:  # under mkdocs serve the author sees them on the page too (post_build); --strict fails anyway
             self.boxes.add(dest, errors)
         else:
             self.inclusions[page.file.src_uri] = rendered.inclusions
@@ -496,7 +495,7 @@ class BuildState:
         page.content = content
 
     def post_page(self, output: str, page: Any) -> None:
-        """The page as the theme printed it: show_problems puts its "Build error" box in a copy of it."""
+        """The page as the theme printed it: post_build puts its "Build error" box in a copy of it."""
         self.boxes.printed(page.file.dest_uri, output)
 
     def post_build(self, config: Any) -> None:
@@ -525,8 +524,12 @@ class BuildState:
         if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
-        self.report(to_diagnostics(report, site, self.link_map, self.site_label(site), self.base, self.renames))
-        self.show_problems(site, report)
+        # each page with problems gets its "Build error" box (errorboxes.py): its own errors, and what the link
+        # check found in it
+        by_page: dict[str, list[Diagnostic]] = {}
+        label = self.site_label(site)
+        self.report(to_diagnostics(report, site, self.link_map, label, self.base, self.renames, by_page))
+        self.boxes.write(site, {page: found for page, found in by_page.items() if page in self.content_links})
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         size = write_index(site, self.search_texts)
         if size:
@@ -560,22 +563,6 @@ class BuildState:
         if site.resolve().is_relative_to(self.root.resolve()):
             return self.display(site)
         return self.base.rstrip("/")
-
-    def show_problems(self, site: Path, report: Report) -> None:
-        """Each built page with problems gets its "Build error" box (errorboxes.py): its own errors, and what the
-        link check found in it."""
-        by_page: dict[str, list[Problem]] = {}
-        for problem in report.problems:
-            if problem.page in self.content_links:
-                by_page.setdefault(problem.page, []).append(problem)
-        label = self.site_label(site)
-        found = {
-            page: to_diagnostics(
-                replace(report, problems=problems), site, self.link_map, label, self.base, self.renames
-            )
-            for page, problems in by_page.items()
-        }
-        self.boxes.write(site, found)
 
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages

@@ -22,12 +22,12 @@ import yaml
 from . import history
 from .apirefs import ApiIndex, site_index
 from .budgets import calculator_pages
-from .diagnostics import Diagnostic, Location, did_you_mean, has_errors
+from .diagnostics import Diagnostic, Location, did_you_mean, has_errors, sort_key
 from .dialect import Site
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
-from .pipeline import Rendered, render_source, sort_key, unshown_parts
+from .pipeline import Rendered, render_source, unshown_parts
 from .project import MissingConfig, Project, ProjectError, scenario_index
 from .redirects import load_redirects
 from .sitecheck import heading_ids, link_problems, nav_entries, nav_missing_pages, not_in_nav

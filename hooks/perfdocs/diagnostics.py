@@ -48,6 +48,11 @@ class Diagnostic:
         return text
 
 
+def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
+    """Diagnostics in reading order: by file, line, column, then message."""
+    return (d.location.path, d.location.line, d.location.col, d.message)
+
+
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.level == "error" for d in diagnostics)
 

@@ -145,7 +145,7 @@ class Conversion:
 
 def error_block(message: str, indent: str = "", title: str = "Left out here") -> list[str]:
     """A visible note where a construct could not be rendered and is left out (the page's one "Build error" box
-    lists every problem of the page; build.show_problems)."""
+    lists every problem of the page; BuildState.post_build)."""
     body = [f"{indent}    {html.escape(line, quote=False)}" for line in message.split("\n")]
     return ["", f'{indent}!!! failure "{title}"', "", *body, ""]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
-from .diagnostics import Diagnostic, Location, did_you_mean
+from .diagnostics import Diagnostic, Location, did_you_mean, sort_key
 from .html import PageHTML, locate, page_ids, parse_page
 from .parallel import default_jobs, fork_map
 from .theory import THEORY_DIR
@@ -493,30 +493,46 @@ def to_diagnostics(
     site_label: str,
     base: str = "/",
     renames: Mapping[str, str] | None = None,
+    by_page: dict[str, list[Diagnostic]] | None = None,
 ) -> list[Diagnostic]:
     """Problems as located diagnostics: at the Markdown source when the link map knows it, else at the tag.
 
     ``site`` and ``base`` are kept for callers; the report already holds every line and target.
     ``renames`` (docs-relative old path -> new path, from git) names the successor of a renamed page.
+    ``by_page``, when given, gets the same diagnostics by the built page each problem is in (its "Build error" box).
     """
     out: list[Diagnostic] = []
     for problem in report.problems:
-        sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
-        if link_map and problem.target and problem.status == "missing-file":
-            # 'gone.md#x': the file is the problem; the link written as this href, else every link to the file
-            # (the target comes without its fragment then, and would find 'gone.md' alone)
-            to_file = link_map.find_file(problem.page, problem.target.path)
-            sources = [s for s in to_file if s.text == problem.href] or sources or to_file
-        if sources:
-            out += [_source_diagnostic(problem, src, link_map, {} if renames is None else renames) for src in sources]
-            continue
-        where = f"{site_label.rstrip('/')}/{problem.page}"
-        source = link_map.sources.get(problem.page) if link_map else None
-        hint = problem.hint if not source else "; ".join(filter(None, [problem.hint, f"page built from {source}"]))
-        message = f"broken link '{problem.href}': {problem.message}"
-        out.append(Diagnostic(Location(where, problem.line, problem.col), message, problem.status, hint=hint))
-    unique = list(dict.fromkeys(out))
-    return sorted(unique, key=lambda d: (d.location.path, d.location.line, d.location.col, d.message))
+        found = _problem_diagnostics(problem, link_map, site_label, {} if renames is None else renames)
+        out += found
+        if by_page is not None:
+            by_page.setdefault(problem.page, []).extend(found)
+    if by_page is not None:
+        for page, found in by_page.items():
+            by_page[page] = _unique_sorted(found)
+    return _unique_sorted(out)
+
+
+def _unique_sorted(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(dict.fromkeys(diagnostics), key=sort_key)
+
+
+def _problem_diagnostics(
+    problem: Problem, link_map: LinkMap | None, site_label: str, renames: Mapping[str, str]
+) -> list[Diagnostic]:
+    sources = link_map.find(problem.page, problem.target) if link_map and problem.target else []
+    if link_map and problem.target and problem.status == "missing-file":
+        # 'gone.md#x': the file is the problem; the link written as this href, else every link to the file
+        # (the target comes without its fragment then, and would find 'gone.md' alone)
+        to_file = link_map.find_file(problem.page, problem.target.path)
+        sources = [s for s in to_file if s.text == problem.href] or sources or to_file
+    if sources:
+        return [_source_diagnostic(problem, src, link_map, renames) for src in sources]
+    where = f"{site_label.rstrip('/')}/{problem.page}"
+    source = link_map.sources.get(problem.page) if link_map else None
+    hint = problem.hint if not source else "; ".join(filter(None, [problem.hint, f"page built from {source}"]))
+    message = f"broken link '{problem.href}': {problem.message}"
+    return [Diagnostic(Location(where, problem.line, problem.col), message, problem.status, hint=hint)]
 
 
 def _source_diagnostic(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Location, SourceMap
+from .diagnostics import Diagnostic, Location, SourceMap, sort_key
 from .dialect import Site, convert
 from .metadata import page_front_matter_problems
 from .recipes import marker_problems
@@ -25,10 +25,6 @@ class Rendered:
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
     ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
     scenario: str | None = None  # the page's scenario, which picked the <Only> parts it shows
-
-
-def sort_key(d: Diagnostic) -> tuple[str, int, int, str]:
-    return (d.location.path, d.location.line, d.location.col, d.message)
 
 
 def render_body(
