@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 import yaml
+from material.plugins.search.plugin import Parser
 from perfdocs.diagnostics import Location, SourceMap
 from perfdocs.search import (
     FULL_INDEX,
     INDEX,
     SearchPage,
+    _Sections,
     index_html,
+    index_tree,
     page_facets,
     search_page,
     section_texts,
@@ -298,6 +301,66 @@ def test_shape_index_writes_keys_and_what_the_worker_ranks_with() -> None:
     assert data["pages"] == {"t/": {"mode": "train", "hardware": "gpu-many"}, "api/": {}}
     assert ["oom", [["oom"], ["out", "of", "memory"], ["outofmemoryerror"]]] in data["synonyms"]
     assert data["facets"]["hardware"]["gpu-one"][0] == ["one", "gpu"]
+
+
+def material_sections(content: str) -> list[tuple[Any, ...]]:
+    """The sections Material's parser finds in index_html(content) with its own html.parser tokenizer."""
+    parser = Parser()
+    parser.feed(index_html(content))
+    parser.close()
+    return _shown(parser.data)
+
+
+def walked_sections(content: str) -> list[tuple[Any, ...]]:
+    """The sections search_page reads: Material's handlers called by a walk over one lexbor parse."""
+    return _shown(_Sections().walk(index_tree(LexborHTMLParser(f"<body>{content}</body>"))))
+
+
+def _shown(sections: list[Any]) -> list[tuple[Any, ...]]:
+    """What the index takes from a section: its element, id and nesting depth, its text and title with the
+    whitespace squeezed (the walk hands over a cell's added space as its own text, the tokenizer with the text)."""
+    squeeze = lambda parts: " ".join("".join(parts).split())  # noqa: E731
+    return [(s.el.tag, s.el.attrs, s.id, s.depth, squeeze(s.text), squeeze(s.title)) for s in sections]
+
+
+EDGE_CASES = {
+    "preface": "<p>Before any heading</p><h2 id='a'>A</h2><p>a</p>",
+    "h1 first": "<h1 id='t'>Title</h1><p>x</p><h2 id='b'>B <a class='headerlink' href='#b'>¶</a></h2><p>y</p>",
+    "heading without id": "<h2 id='a'>A</h2><h3>no id</h3><p>still a</p>",
+    "nested heading": "<div><section><h2 id='n'>N</h2><p>in</p></section><p>out of it</p></div><p>after</p>",
+    "excluded": "<h2 id='a'>A</h2><div data-search-exclude><p>hidden</p></div><p>shown</p>",
+    "excluded heading": "<h2 id='x' data-search-exclude>X</h2><p>x text</p><h2 id='y'>Y</h2>",
+    "line numbers": "<h2 id='a'>A</h2><div class='linenodiv'>1 2 3</div><p>text</p>",
+    "kept tags": "<h2 id='a'>A<sup>2</sup></h2><ul><li>one</li><li> </li></ul><p><sub>x</sub> <code> </code></p>",
+    "void tags": "<p>a<br>b<img alt='i' src='x.png'>c<wbr>d<hr></p><h2 id='v'>V</h2><p>e<input value='1'></p>",
+    "entities": "<h2 id='e'>A &amp; B &lt;C&gt;</h2><p>x &lt; y &amp;&amp; &quot;z&quot; &nbsp;&#8212;</p>",
+    "comments": "<h2 id='c'>C<!-- note --></h2><p>a<!-- b -->c</p>",
+    "tables": "<table><tr><th>h</th><td>1</td><td><p>2</p></td></tr></table><h2 id='t'>T</h2>",
+    "tabs": (
+        '<div class="tabbed-set"><div class="tabbed-labels"><label>PyTorch</label><label>Accelerate</label>'
+        '</div><div class="tabbed-content"><div class="tabbed-block"><p>torch way</p></div>'
+        '<div class="tabbed-block"><p>accelerate way</p></div></div></div>'
+    ),
+    "object and style": "<h2 id='o'>O</h2><object><p>plugin</p></object><p>kept</p>",
+    "deep": "<div>" * 400 + "<h2 id='d'>D</h2><p>deep</p>" + "</div>" * 400 + "<p>shallow</p>",
+}
+
+
+@pytest.mark.parametrize("content", EDGE_CASES.values(), ids=EDGE_CASES.keys())
+def test_the_walk_feeds_materials_parser_what_its_tokenizer_would(content: str) -> None:
+    assert walked_sections(content) == material_sections(content)
+
+
+def test_the_walk_reads_every_built_page_as_materials_tokenizer_does(site_bare: Path) -> None:
+    compared = 0
+    for path in sorted(site_bare.rglob("*.html")):
+        article = LexborHTMLParser(path.read_text(encoding="utf-8")).css_first("article.md-content__inner")
+        if article is None:
+            continue  # a redirect page
+        content = article.inner_html or ""
+        assert walked_sections(content) == material_sections(content), path.relative_to(site_bare)
+        compared += 1
+    assert compared >= 14  # the guide's pages and the API reference's
 
 
 # -- the real site ---------------------------------------------------------------------------------------------

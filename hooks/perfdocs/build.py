@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from mkdocs.utils.meta import get_data
+from selectolax.lexbor import LexborHTMLParser
 
 from .apiconfig import ApiConfig, api_config
 from .apirefs import ApiIndex, build_index
@@ -29,7 +30,7 @@ from .embeds import EmbedHosts
 from .errorboxes import ErrorBoxes
 from .gated import GatedModels
 from .history import GitRenames
-from .html import PageHTML, parse_page
+from .html import PageHTML, read_tree
 from .linkcheck import (
     MAP_FILE,
     LinkMap,
@@ -375,10 +376,11 @@ class BuildState:
             new = [d for d in located if not markdown or _key(d) not in markdown.reported]
             self.report(new)
             self.boxes.add(page.file.dest_uri, new)
-        self.content_links[page.file.dest_uri] = parse_page(cleaned)
+        tree = LexborHTMLParser(f"<body>{cleaned}</body>")  # one parse for the links and the search index
+        self.content_links[page.file.dest_uri] = read_tree(tree)
         expanded = self.markdown.get(page.file.src_uri)  # tells which sections are theory snippets' copies
         self.search_texts[page.url] = search_page(
-            cleaned,
+            tree,
             page.meta.get("scenario"),
             expanded.text if expanded else "",
             expanded.source_map if expanded else None,

@@ -67,7 +67,11 @@ class PageHTML:
 
 def parse_page(text: str) -> PageHTML:
     """Links, ids, base and redirect data of one HTML page, from one parse."""
-    tree = LexborHTMLParser(text)
+    return read_tree(LexborHTMLParser(text))
+
+
+def read_tree(tree: LexborHTMLParser) -> PageHTML:
+    """What parse_page reads, from a page already parsed (the build's search index reads the same tree next)."""
     raw: dict[str, tuple[str, str]] = {}  # attribute values as the parser decoded them, in document order
     page = PageHTML(raw, set())
     for node in tree.css(SELECTOR):
@@ -281,4 +285,14 @@ def _tag_start(text: str, end: int) -> int:
     return max(pos, 0)
 
 
-__all__ = ["LINK_ATTRIBUTES", "Link", "PageHTML", "locate", "page_ids", "parse_page", "refresh_url", "srcset_urls"]
+__all__ = [
+    "LINK_ATTRIBUTES",
+    "Link",
+    "PageHTML",
+    "locate",
+    "page_ids",
+    "parse_page",
+    "read_tree",
+    "refresh_url",
+    "srcset_urls",
+]
