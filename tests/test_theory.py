@@ -210,3 +210,40 @@ def test_the_expansion_knows_which_of_its_lines_are_code_after_a_box_left_out(pr
     source = f"---\nscenario: infer-cpu\n---\n# P\n\n{body}"
     found = render_source(source, "docs/performance/infer/cpu.md", library(project), project).diagnostics
     assert [(d.location.line, d.code) for d in found] == [(9, "wrong-scenario")]
+
+
+def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The technique matrix reads which snippets each scenario page includes, and the page is rendered from its
+    expansion: one expansion per page serves both (BuildState.expand_page), and the matrix still links each."""
+    import perfdocs.matrix
+    import perfdocs.pipeline
+
+    from .sitetools import build_in_process, minimal_config
+
+    project = tmp_path / "project"
+    files = {
+        "mkdocs.yml": minimal_config("once"),
+        "docs/index.md": "---\nscenario: overview\n---\n# Overview\n\n<TechniqueMatrix/>\n",
+        "docs/performance/_theory/amp.md": "---\ntitle: Mixed precision\nhelps: [speed]\nsummary: s\n---\nHalf.\n",
+        "docs/train.md": '---\nscenario: train-gpu-one\n---\n# Train\n\n## Precision\n\n<Theory name="amp"/>\n',
+        "docs/infer.md": '---\nscenario: infer-cpu\n---\n# Infer\n\n## Precision\n\n<Theory name="amp"/>\n',
+    }
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
+    expanded: list[str] = []
+
+    def counted(body: str, page_path: str, *args: object, **kwargs: object) -> object:
+        expanded.append(page_path)
+        return expand(body, page_path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(perfdocs.pipeline, "expand", counted)
+    monkeypatch.setattr(perfdocs.matrix, "expand", counted)
+    result = build_in_process(project, project / "site")
+    assert result.returncode == 0, result.stderr
+    assert sorted(expanded) == ["docs/index.md", "docs/infer.md", "docs/train.md"]
+    overview = (project / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="train/#precision"' in overview and 'href="infer/#precision"' in overview

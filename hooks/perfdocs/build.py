@@ -41,11 +41,11 @@ from .linkcheck import (
     page_ids,
     to_diagnostics,
 )
-from .matrix import generated_components, scan_scenario_pages
+from .matrix import generated_components
 from .measured import RESULTS
 from .parallel import fork_map
-from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
-from .project import Project, scenario_index
+from .pipeline import Rendered, expand_body, page_problems, page_scenario, render_body, unshown_parts
+from .project import Project
 from .recipes import marker_problems
 from .redirects import (
     NETLIFY_FILE,
@@ -61,7 +61,7 @@ from .sanitize import Finding, clean_page
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
 from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
 from .text import body_offset, split_front_matter
-from .theory import THEORY_DIR, Inclusion, SnippetLibrary
+from .theory import THEORY_DIR, Expansion, Inclusion, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
@@ -104,6 +104,9 @@ class BuildState:
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
     anchor_targets: set[str] = field(default_factory=set)
     scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
+    # docs path -> (its source, Markdown and scenario, their theory expansion): one expansion per page and text,
+    # shared by the technique matrix, the <TestedWith/> badge and the page's own rendering (expand_page)
+    expansions: dict[str, tuple[tuple[str, str, str | None], Expansion]] = field(default_factory=dict)
     dest_of: dict[str, str] = field(default_factory=dict)
     doc_files: frozenset[str] = frozenset()  # every file of the site, docs-relative (extension-less links)
     calculators: tuple[str, ...] = ()  # the pages that show the memory calculator (budgets.calculator_pages)
@@ -198,10 +201,7 @@ class BuildState:
             else:
                 self.sources[file.src_uri] = source
         assert self.library is not None
-        self.scenario_pages = scenario_index(
-            [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()],
-            self.library,
-        )
+        self.scenario_pages = self.scan_for_matrix(list(files.documentation_pages()))
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
         self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
@@ -280,6 +280,7 @@ class BuildState:
             front.error_line if front else 1,
             display,
         )
+        expansion = self.expand_page(src_uri, display, source, markdown, scenario)
         rendered = render_body(
             markdown,
             display,
@@ -288,11 +289,43 @@ class BuildState:
             scenario,
             body_offset(source, markdown),
             source,
-            generated_components(markdown, self.library, self.scenario_pages, src_uri),
-            self.project.edit_url if self.project else None,
-            self.site(src_uri),
+            generated_components(markdown, self.library, self.scenario_pages, src_uri, expansion),
+            site=self.site(src_uri),
+            expansion=expansion,
         )
         return problems, rendered, refused
+
+    def expand_page(self, src_uri: str, display: str, source: str, markdown: str, scenario: str | None) -> Expansion:
+        """The page's theory expansion (``source`` with "\n" line ends, ``markdown`` its body as MkDocs hands it
+        over), made once for the same text and snippets: the technique matrix, the badge and the page share it,
+        and the forked renderers inherit what the matrix made (begin_rebuild drops what a changed snippet shows)."""
+        assert self.library is not None
+        key = (source, markdown, scenario)
+        kept = self.expansions.get(src_uri)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        edit_url = self.project.edit_url if self.project else None
+        first_line = body_offset(source, markdown)
+        expansion = expand_body(markdown, display, self.library, scenario, first_line, source, edit_url)
+        self.expansions[src_uri] = (key, expansion)
+        return expansion
+
+    def scan_for_matrix(self, pages: list[Any], all_pages: bool = True) -> dict[str, tuple[str, list[Inclusion]]]:
+        """What <TechniqueMatrix/> needs from ``pages`` (MkDocs files): each scenario page's scenario and the
+        snippets it includes. With ``all_pages`` (the whole site), nothing when no page shows the matrix."""
+        if all_pages and not any("<TechniqueMatrix" in self.sources[f.src_uri] for f in pages):
+            return {}
+        found = {}
+        for file in pages:
+            source = self.sources[file.src_uri].replace("\r\n", "\n")
+            if "<Theory" not in source:
+                continue
+            scenario = split_front_matter(source).data.get("scenario")
+            if isinstance(scenario, str) and scenario != "overview":
+                markdown, _ = get_data(source)
+                expansion = self.expand_page(file.src_uri, self.display(file.abs_src_path), source, markdown, scenario)
+                found[file.src_uri] = (scenario, expansion.inclusions)
+        return found
 
     def site(self, page: str) -> Site:
         """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""
@@ -422,6 +455,7 @@ class BuildState:
         self.boxes.begin_rebuild()
         assert self.library is not None
         self.library.forget(snippets)
+        self.expansions = {src: kept for src, kept in self.expansions.items() if not kept[1].snippets_used & snippets}
         self.check_snippets(sorted(snippets))
 
     def check_snippets(self, names: list[str]) -> None:
@@ -441,12 +475,9 @@ class BuildState:
         pages = list(files.documentation_pages())
         if calculator_pages({f.src_uri: self.sources[f.src_uri] for f in pages}) != self.calculators:
             return None
-        if not self.scenario_pages:  # no page shows the matrix (project.scenario_index)
+        if not self.scenario_pages:  # no page shows the matrix (scan_for_matrix)
             return False
-        rescanned = scan_scenario_pages(
-            [(f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in pages if f.src_uri in changed],
-            self.library,
-        )
+        rescanned = self.scan_for_matrix([f for f in pages if f.src_uri in changed], all_pages=False)
         index = {src: entry for src, entry in self.scenario_pages.items() if src not in changed} | rescanned
         index = {f.src_uri: index[f.src_uri] for f in pages if f.src_uri in index}
         if index == self.scenario_pages:

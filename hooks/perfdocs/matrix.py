@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from .badges import recipes_on_page, tested_with_badge
 from .budgets import estimator_html
 from .text import split_front_matter
-from .theory import Inclusion, Snippet, SnippetLibrary, expand
+from .theory import Expansion, Inclusion, Snippet, SnippetLibrary, expand
 
 SCENARIO_COLUMNS = (  # (scenario, column header, page name for link titles)
     ("infer-cpu", "Infer CPU", "Inference on CPU"),
@@ -86,9 +86,14 @@ def scan_scenario_pages(
 
 
 def generated_components(
-    text: str, library: SnippetLibrary, scenario_pages: Mapping[str, tuple[str, list[Inclusion]]], docs_path: str
+    text: str,
+    library: SnippetLibrary,
+    scenario_pages: Mapping[str, tuple[str, list[Inclusion]]],
+    docs_path: str,
+    expansion: Expansion | None = None,
 ) -> dict[str, list[str]]:
-    """Lines for the build-generated components that ``text`` uses.
+    """Lines for the build-generated components that ``text`` uses; ``expansion``: the page's own theory
+    expansion, when the caller has it (the build), else ``text`` is expanded here.
 
     A badge whose pins cannot be read is left out, so the page reports ``<TestedWith/>`` as not generated
     (``badges.recipe_pins`` names the bad entry); so is one for a page with a malformed recipe marker (the recipe
@@ -99,9 +104,10 @@ def generated_components(
         snippets = [s for s in (library.get(n)[0] for n in library.names()) if s is not None]
         generated["TechniqueMatrix"] = technique_matrix(snippets, scenario_pages, docs_path)
     if "<TestedWith" in text:
-        front = split_front_matter(text.replace("\r\n", "\n"))  # the CLI passes the file, the build the body
-        scenario = front.data.get("scenario", scenario_pages.get(docs_path, (None, []))[0])
-        expansion = expand(front.body, docs_path, library, scenario if isinstance(scenario, str) else None)
+        if expansion is None:
+            front = split_front_matter(text.replace("\r\n", "\n"))  # the CLI passes the file
+            scenario = front.data.get("scenario", scenario_pages.get(docs_path, (None, []))[0])
+            expansion = expand(front.body, docs_path, library, scenario if isinstance(scenario, str) else None)
         recipes = recipes_on_page(expansion.text, docs_path)
         badge, problems = tested_with_badge(library.root, recipes)
         if badge and not problems and recipes is not None:

@@ -12,7 +12,7 @@ from .metadata import page_front_matter_problems
 from .recipes import marker_problems
 from .scenariocheck import wrong_scenario_problems
 from .text import front_matter_key_line, split_front_matter
-from .theory import Inclusion, Snippet, SnippetLibrary, expand, only_parts
+from .theory import Expansion, Inclusion, Snippet, SnippetLibrary, expand, only_parts
 
 
 @dataclass
@@ -27,6 +27,19 @@ class Rendered:
     scenario: str | None = None  # the page's scenario, which picked the <Only> parts it shows
 
 
+def expand_body(
+    body: str,
+    page_path: str,
+    library: SnippetLibrary,
+    scenario: str | None,
+    first_line: int = 1,
+    source: str = "",
+    edit_url: Callable[[Snippet], str | None] | None = None,
+) -> Expansion:
+    """The theory expansion render_body converts (the arguments are render_body's)."""
+    return expand(body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"), edit_url)
+
+
 def render_body(
     body: str,
     page_path: str,
@@ -38,12 +51,13 @@ def render_body(
     generated: dict[str, list[str]] | None = None,
     edit_url: Callable[[Snippet], str | None] | None = None,
     site: Site | None = None,
+    expansion: Expansion | None = None,
 ) -> Rendered:
     """``body`` is the page without front matter; ``first_line`` its first line in ``source``; ``site`` what
-    else is in the docs (extension-less links resolve against it)."""
-    expansion = expand(
-        body, page_path, library, scenario, first_line, front_matter_key_line(source, "scenario"), edit_url
-    )
+    else is in the docs (extension-less links resolve against it); ``expansion`` the theory expansion of ``body``
+    with these arguments, when the caller has it already (expand_body)."""
+    if expansion is None:
+        expansion = expand_body(body, page_path, library, scenario, first_line, source, edit_url)
     converted = convert(expansion.text, expansion.source_map, root, generated, site)
     duplicates = duplicate_ids(converted.ids)
     markers = marker_problems(body, first_line, page_path)  # a snippet's are checked once (BuildState.check_snippets)
