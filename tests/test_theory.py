@@ -216,7 +216,7 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The technique matrix reads which snippets each scenario page includes, and the page is rendered from its
-    expansion: one expansion per page serves both (BuildState.expand_page), and the matrix still links each."""
+    expansion: one expansion per page serves both (expansions.PageExpansions), and the matrix still links each."""
     import perfdocs.matrix
     import perfdocs.pipeline
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from html import escape, unescape
 from pathlib import Path
@@ -24,10 +24,11 @@ from .apiconfig import ApiConfig, api_config
 from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .budgets import calculator_pages
-from .diagnostics import Diagnostic, Location, SourceMap
+from .diagnostics import Diagnostic, Location, Reporter, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
 from .errorboxes import ErrorBoxes
+from .expansions import PageExpansions, PageText
 from .gated import GatedModels
 from .history import GitRenames
 from .html import PageHTML, read_tree
@@ -38,30 +39,23 @@ from .linkcheck import (
     Problem,
     check_site,
     link_targets,
-    page_ids,
     to_diagnostics,
 )
 from .matrix import generated_components
 from .measured import RESULTS
 from .parallel import fork_map
-from .pipeline import Rendered, expand_body, page_problems, page_scenario, render_body, unshown_parts
+from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
 from .project import Project
 from .recipes import marker_problems
 from .redirects import (
     NETLIFY_FILE,
-    RedirectMap,
-    load_redirects,
-    missing_anchor_problems,
-    netlify_redirects,
-    redirect_pages,
-    site_file_clashes,
-    write_redirect_pages,
 )
 from .sanitize import Finding, clean_page
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
 from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
+from .siteredirects import SiteRedirects
 from .text import body_offset, split_front_matter
-from .theory import THEORY_DIR, Expansion, Inclusion, SnippetLibrary
+from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
@@ -91,7 +85,7 @@ class PageMarkdown:
 class BuildState:
     project: Project | None = None
     library: SnippetLibrary | None = None
-    redirects: RedirectMap = field(default_factory=RedirectMap)
+    redirects: SiteRedirects = field(default_factory=SiteRedirects)
     page_urls: dict[str, str] = field(default_factory=dict)
     page_titles: dict[str, str] = field(default_factory=dict)  # docs path -> title, as text
     page_descriptions: dict[str, str | None] = field(default_factory=dict)  # docs path -> description, as text
@@ -99,14 +93,9 @@ class BuildState:
     # docs path -> the page file's text, read once in on_files; MkDocs gets it too (on_page_read_source), so a
     # page moved or deleted later in the build (a save under mkdocs serve) is built as it was read
     sources: dict[str, str] = field(default_factory=dict)
-    page_ids: dict[str, set[str]] = field(default_factory=dict)
     inclusions: dict[str, list[Inclusion]] = field(default_factory=dict)
     snippet_users: dict[str, set[str]] = field(default_factory=dict)
-    anchor_targets: set[str] = field(default_factory=set)
-    scenario_pages: dict[str, tuple[str, list[Inclusion]]] = field(default_factory=dict)
-    # docs path -> (its source, Markdown and scenario, their theory expansion): one expansion per page and text,
-    # shared by the technique matrix, the <TestedWith/> badge and the page's own rendering (expand_page)
-    expansions: dict[str, tuple[tuple[str, str, str | None], Expansion]] = field(default_factory=dict)
+    theory: PageExpansions | None = None  # each page's theory expansion, and the technique matrix's index
     dest_of: dict[str, str] = field(default_factory=dict)
     doc_files: frozenset[str] = frozenset()  # every file of the site, docs-relative (extension-less links)
     calculators: tuple[str, ...] = ()  # the pages that show the memory calculator (budgets.calculator_pages)
@@ -118,19 +107,16 @@ class BuildState:
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     renames: Mapping[str, str] = field(default_factory=dict)  # docs path -> new path, as git sees HEAD (start)
     search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
-    reported: set[str] = field(default_factory=set)
-    reported_at: set[tuple[str, str, str]] = field(default_factory=set)  # (place, code, message) reported
+    reporter: Reporter = field(default_factory=lambda: Reporter(log))  # each problem logged once
     page_scenarios: dict[str, str | None] = field(default_factory=dict)  # docs path -> its scenario, as rendered
     part_checks: dict[tuple[str, str, frozenset[str | None]], list[Diagnostic]] = field(default_factory=dict)
     boxes: ErrorBoxes = field(default_factory=ErrorBoxes)  # each page's "Build error" box
-    errors: int = 0
     site_nav: Any = None  # MkDocs' nav, for /llms.txt
     themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
     nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
     parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
-    redirects_complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
 
     # -- helpers -----------------------------------------------------------------------
     @property
@@ -145,20 +131,7 @@ class BuildState:
         return self.project.display(path) if self.project else Path(path).as_posix()
 
     def report(self, diagnostics: list[Diagnostic]) -> None:
-        for d in diagnostics:
-            text = str(d)
-            # one report per broken link: the dialect resolves extension-less links and says so with a
-            # did-you-mean; the site check finds the same link broken in the HTML
-            key = f"{d.location} {d.code}" if d.code == "missing-file" else text
-            if key in self.reported:
-                continue
-            self.reported.add(key)
-            self.reported_at.add((str(d.location), d.code, d.message))
-            if d.level == "error":
-                self.errors += 1
-                log.error(text)
-            else:
-                log.warning(text)
+        self.reporter.report(diagnostics)
 
     # -- events ------------------------------------------------------------------------
     def start(self, config: Any) -> None:
@@ -180,17 +153,7 @@ class BuildState:
         assert self.project is not None
         docs = self.project.docs_dir
         outside = outside_project([(f.src_uri, f.abs_src_path) for f in files if f.abs_src_path], docs, self.root)
-        self.report(
-            [
-                Diagnostic(
-                    Location(self.display(docs / link), 1),
-                    f"links to {target}, outside the project: it is not published",
-                    "path-outside-root",
-                    hint="copy the file into the project instead of linking to it",
-                )
-                for link, target in outside.links.items()
-            ]
-        )
+        self.report(outside.problems(docs, self.display))
         for file in [f for f in files if f.src_uri in outside.files]:
             files.remove(file)
         for file in list(files.documentation_pages()):
@@ -201,34 +164,27 @@ class BuildState:
             else:
                 self.sources[file.src_uri] = source
         assert self.library is not None
-        self.scenario_pages = self.scan_for_matrix(list(files.documentation_pages()))
+        texts = [self.page_text(file) for file in files.documentation_pages()]
+        self.theory = PageExpansions(self.library, self.project.edit_url if self.project else None)
+        self.theory.scan(texts)
         self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
         self.dest_of = {f.src_uri: f.dest_uri for f in files}
         self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
         self.calculators = calculator_pages({f.src_uri: self.sources[f.src_uri] for f in files.documentation_pages()})
         self.api = self._api_index(files)
         self.load_redirects(files)
-        self.prerender(files)
+        self.prerender(texts)
         return files
 
     def load_redirects(self, files: Any) -> None:
         """redirects.yml, checked against the site's pages and files (also again alone, when only it changed)."""
         assert self.project is not None
         path = self.project.redirects_file
-        if not path.is_file():
-            return
-        pages = {f.src_uri for f in files.documentation_pages()}
-        text = path.read_bytes()
-        self.redirects, problems = load_redirects(
-            text, self.display(path), pages, self.project.redirect_hosts, self.renames
-        )
         site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
         site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
-        problems += site_file_clashes(self.redirects, site_files, self.display(path))
-        self.report(problems)
-        self.redirects_complete = not any(d.code == "bad-redirects" for d in problems)
-        targets = [*self.redirects.pages.values()] + [t for m in self.redirects.anchors.values() for t in m.values()]
-        self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
+        pages = [f.src_uri for f in files.documentation_pages()]
+        hosts = self.project.redirect_hosts
+        self.report(self.redirects.load(path, self.display(path), pages, site_files, hosts, self.renames))
 
     def _api_index(self, files: Any) -> ApiIndex | None:
         """Every [[autodoc]] entry of the site, registered before any page is converted (links need them all)."""
@@ -280,7 +236,8 @@ class BuildState:
             front.error_line if front else 1,
             display,
         )
-        expansion = self.expand_page(src_uri, display, source, markdown, scenario)
+        assert self.theory is not None
+        expansion = self.theory.expand(src_uri, display, source, markdown, scenario)
         rendered = render_body(
             markdown,
             display,
@@ -289,43 +246,17 @@ class BuildState:
             scenario,
             body_offset(source, markdown),
             source,
-            generated_components(markdown, self.library, self.scenario_pages, src_uri, expansion),
+            generated_components(markdown, self.library, self.theory.matrix, src_uri, expansion),
             site=self.site(src_uri),
             expansion=expansion,
         )
         return problems, rendered, refused
 
-    def expand_page(self, src_uri: str, display: str, source: str, markdown: str, scenario: str | None) -> Expansion:
-        """The page's theory expansion (``source`` with "\n" line ends, ``markdown`` its body as MkDocs hands it
-        over), made once for the same text and snippets: the technique matrix, the badge and the page share it,
-        and the forked renderers inherit what the matrix made (begin_rebuild drops what a changed snippet shows)."""
-        assert self.library is not None
-        key = (source, markdown, scenario)
-        kept = self.expansions.get(src_uri)
-        if kept is not None and kept[0] == key:
-            return kept[1]
-        edit_url = self.project.edit_url if self.project else None
-        first_line = body_offset(source, markdown)
-        expansion = expand_body(markdown, display, self.library, scenario, first_line, source, edit_url)
-        self.expansions[src_uri] = (key, expansion)
-        return expansion
-
-    def scan_for_matrix(self, pages: list[Any], all_pages: bool = True) -> dict[str, tuple[str, list[Inclusion]]]:
-        """What <TechniqueMatrix/> needs from ``pages`` (MkDocs files): each scenario page's scenario and the
-        snippets it includes. With ``all_pages`` (the whole site), nothing when no page shows the matrix."""
-        if all_pages and not any("<TechniqueMatrix" in self.sources[f.src_uri] for f in pages):
-            return {}
-        found = {}
-        for file in pages:
-            source = self.sources[file.src_uri].replace("\r\n", "\n")
-            if "<Theory" not in source:
-                continue
-            scenario = split_front_matter(source).data.get("scenario")
-            if isinstance(scenario, str) and scenario != "overview":
-                markdown, _ = get_data(source)
-                expansion = self.expand_page(file.src_uri, self.display(file.abs_src_path), source, markdown, scenario)
-                found[file.src_uri] = (scenario, expansion.inclusions)
-        return found
+    def page_text(self, file: Any) -> PageText:
+        """A page as PageExpansions and the forked renderers read it: its source with "\n" line ends and its body
+        as MkDocs hands it over."""
+        source = self.sources[file.src_uri].replace("\r\n", "\n")
+        return file.src_uri, self.display(file.abs_src_path), source, get_data(source)[0]
 
     def site(self, page: str) -> Site:
         """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""
@@ -340,20 +271,14 @@ class BuildState:
             calculator=self.calculators[0] if self.calculators else None,
         )
 
-    def prerender(self, files: Any) -> None:
+    def prerender(self, texts: list[PageText]) -> None:
         """Every page rendered ahead, in forked workers (MkDocs renders pages one by one on one core).
 
         page_markdown uses the result when MkDocs hands over the same Markdown; pages with a component
         generated from every page (<TechniqueMatrix/>) are left to page_markdown.
         """
         global _RENDERING
-        pages = []
-        for file in files.documentation_pages():
-            source = self.sources[file.src_uri]
-            if "<TechniqueMatrix" in source:
-                continue
-            markdown, _ = get_data(source)
-            pages.append((file.src_uri, self.display(file.abs_src_path), source, markdown))
+        pages = [text for text in texts if "<TechniqueMatrix" not in text[2]]
         _RENDERING = self
         try:
             done = fork_map(_render_chunk, pages)
@@ -402,13 +327,7 @@ class BuildState:
         The links and ids of the cleaned content are kept for the link check: what the author wrote is
         checked from here, without parsing the theme around it on every page (`perfdocs check-links`
         still reads whole pages, theme included)."""
-        cleaned, findings = clean_page(html)
-        if findings:
-            markdown = self.markdown.get(page.file.src_uri)
-            located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
-            new = [d for d in located if not markdown or _key(d) not in markdown.reported]
-            self.report(new)
-            self.boxes.add(page.file.dest_uri, new)
+        cleaned = self.sanitise(html, page)
         tree = LexborHTMLParser(f"<body>{cleaned}</body>")  # one parse for the links and the search index
         self.content_links[page.file.dest_uri] = read_tree(tree)
         expanded = self.markdown.get(page.file.src_uri)  # tells which sections are theory snippets' copies
@@ -444,18 +363,16 @@ class BuildState:
             shown[name] = {self.page_scenarios.get(src) for src in users}
         site = self.site(f"{THEORY_DIR}/.check.md")
         found = unshown_parts(self.library, self.root, site, shown, self.part_checks)
-        self.report([d for d in found if (str(d.location), d.code, d.message) not in self.reported_at])
+        self.report(self.reporter.unreported(found))
 
     def begin_rebuild(self, snippets: set[str]) -> None:
         """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that
         changed are read again."""
-        self.reported = set()
-        self.reported_at = set()
-        self.errors = 0
+        self.reporter.forget()
         self.boxes.begin_rebuild()
-        assert self.library is not None
+        assert self.library is not None and self.theory is not None
         self.library.forget(snippets)
-        self.expansions = {src: kept for src, kept in self.expansions.items() if not kept[1].snippets_used & snippets}
+        self.theory.forget_snippets(snippets)
         self.check_snippets(sorted(snippets))
 
     def check_snippets(self, names: list[str]) -> None:
@@ -471,19 +388,12 @@ class BuildState:
         """The technique matrix's index of pages, updated for the pages in ``changed`` (docs paths) as they are
         now: whether it changed. None when the pages that show the calculator changed (every budget table links
         the first): that needs the full build."""
-        assert self.library is not None
         pages = list(files.documentation_pages())
         if calculator_pages({f.src_uri: self.sources[f.src_uri] for f in pages}) != self.calculators:
             return None
-        if not self.scenario_pages:  # no page shows the matrix (scan_for_matrix)
-            return False
-        rescanned = self.scan_for_matrix([f for f in pages if f.src_uri in changed], all_pages=False)
-        index = {src: entry for src, entry in self.scenario_pages.items() if src not in changed} | rescanned
-        index = {f.src_uri: index[f.src_uri] for f in pages if f.src_uri in index}
-        if index == self.scenario_pages:
-            return False
-        self.scenario_pages = index
-        return True
+        assert self.theory is not None
+        saved = [self.page_text(f) for f in pages if f.src_uri in changed]
+        return self.theory.refresh([f.src_uri for f in pages], saved)
 
     def forget(self, page: Any) -> None:
         """Drop what this build kept of ``page``, before it is rendered again (an incremental rebuild, serve.py),
@@ -518,14 +428,24 @@ class BuildState:
         cleaned = self.cleaned.get(page.file.src_uri)
         if page.content is None or cleaned is None or page.content == cleaned:
             return
-        content, findings = clean_page(page.content, after_plugins=True)
+        page.content = self.sanitise(page.content, page, late=True)
+
+    def sanitise(self, html: str, page: Any, late: bool = False) -> str:
+        """``html``, content of ``page``, through the allowlist; what it removes is reported at the Markdown line
+        that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left it after the
+        first pass (what the allowlist removes then, a plugin wrote)."""
+        cleaned, findings = clean_page(html, after_plugins=late)
         if findings:
             markdown = self.markdown.get(page.file.src_uri)
             located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
-            late = [replace(d, hint="written by a plugin after the sanitiser; removed from the page") for d in located]
-            self.report(late)
-            self.boxes.add(page.file.dest_uri, late)
-        page.content = content
+            if late:  # the Markdown side never saw what a plugin wrote
+                hint = "written by a plugin after the sanitiser; removed from the page"
+                new = [replace(d, hint=hint) for d in located]
+            else:
+                new = [d for d in located if not markdown or _key(d) not in markdown.reported]
+            self.report(new)
+            self.boxes.add(page.file.dest_uri, new)
+        return cleaned
 
     def post_page(self, output: str, page: Any) -> None:
         """The page as the theme printed it: post_build puts its "Build error" box in a copy of it."""
@@ -535,16 +455,10 @@ class BuildState:
         assert self.project is not None
         site = Path(config.site_dir)
         path = self.display(self.project.redirects_file)
-        self.page_ids = target_ids(self.anchor_targets, self.dest_of, self.content_links, site)
-        self.report(missing_anchor_problems(self.redirects, self.page_ids, path))
-        files = redirect_pages(
-            self.redirects, self.page_urls.__getitem__, lambda p: self.page_titles.get(p, p), self.page_ids
-        )
-        self.report(write_redirect_pages(site, files, self.redirects, path))
+        urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
+        files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)
+        self.report(problems)
         self.write_for_assistants(site, config, set(self.dest_of.values()) | set(files))
-        (site / NETLIFY_FILE).write_text(
-            netlify_redirects(self.redirects, self.page_urls.__getitem__, self.base), encoding="utf-8"
-        )
         log.debug("perfdocs: wrote %d redirect files", len(files))
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)
@@ -554,7 +468,7 @@ class BuildState:
         # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
         menu = self.content_links, self.nav_missing, self.base
         report = replace(report, problems=[p for p in report.problems if not nav_menu_link(p, *menu)])
-        if not self.redirects_complete:  # a link to an old URL cannot be checked without its redirect
+        if not self.redirects.complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
         # each page with problems gets its "Build error" box (errorboxes.py): its own errors, and what the link
@@ -654,28 +568,22 @@ def read_page(file: Any, display: str) -> tuple[str, Diagnostic | None]:
     return source, problems[0] if problems else None
 
 
-def target_ids(
-    targets: set[str], dest_of: Mapping[str, str], content: Mapping[str, PageHTML], site: Path
-) -> dict[str, set[str]]:
-    """The ids of each page that redirects.yml sends a fragment to (``targets``, docs paths): of its content where
-    this build parsed it, else of the page built in ``site`` (one ``mkdocs serve --dirty`` did not rebuild)."""
-    found = {}
-    for src in sorted(targets):
-        dest = dest_of.get(src)
-        if dest is None:
-            continue
-        parsed = content.get(dest)
-        if parsed is not None:
-            found[src] = parsed.ids
-        elif (site / dest).is_file():
-            found[src] = page_ids((site / dest).read_text(encoding="utf-8"))
-    return found
-
-
 @dataclass
 class Outside:
     links: dict[str, str]  # docs-relative symlink -> where it leads (the first link on each file's path)
     files: set[str]  # docs-relative paths of the files behind them
+
+    def problems(self, docs_dir: Path, display: Callable[[Path], str]) -> list[Diagnostic]:
+        """Each link out of the project, at the link."""
+        return [
+            Diagnostic(
+                Location(display(docs_dir / link), 1),
+                f"links to {target}, outside the project: it is not published",
+                "path-outside-root",
+                hint="copy the file into the project instead of linking to it",
+            )
+            for link, target in self.links.items()
+        ]
 
 
 def outside_project(files: list[tuple[str, str]], docs_dir: Path, root: Path) -> Outside:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -108,3 +109,36 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     near = closest(word, candidates)
     return f"did you mean '{near}'?" if near else None
+
+
+@dataclass
+class Reporter:
+    """Logs each problem of a build once, as MkDocs prints them (ERROR / WARNING under ``logger``)."""
+
+    logger: logging.Logger
+    reported: set[str] = field(default_factory=set)
+    reported_at: set[tuple[str, str, str]] = field(default_factory=set)  # (place, code, message) reported
+
+    def report(self, diagnostics: Iterable[Diagnostic]) -> None:
+        for d in diagnostics:
+            text = str(d)
+            # one report per broken link: the dialect resolves extension-less links and says so with a
+            # did-you-mean; the site check finds the same link broken in the HTML
+            key = f"{d.location} {d.code}" if d.code == "missing-file" else text
+            if key in self.reported:
+                continue
+            self.reported.add(key)
+            self.reported_at.add((str(d.location), d.code, d.message))
+            if d.level == "error":
+                self.logger.error(text)
+            else:
+                self.logger.warning(text)
+
+    def unreported(self, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+        """Those of ``diagnostics`` not reported at their place yet, whatever their hint."""
+        return [d for d in diagnostics if (str(d.location), d.code, d.message) not in self.reported_at]
+
+    def forget(self) -> None:
+        """Report everything afresh (an incremental rebuild under mkdocs serve)."""
+        self.reported.clear()
+        self.reported_at.clear()
