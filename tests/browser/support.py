@@ -3,6 +3,7 @@ browser, the list of pages, axe-core. Plain functions; the pytest fixtures live 
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import http.server
 import os
@@ -154,7 +155,8 @@ def front_matter(src_path: str, root: Path = ROOT) -> dict[str, Any]:
 
 
 def install_axe(cache: Path = NODE_CACHE) -> Path:
-    """axe-core's browser bundle, installed with npm into `cache` on first use."""
+    """axe-core's browser bundle, installed with npm into `cache` on first use (by one test process at a time:
+    pytest-xdist's workers each ask for it)."""
     script = cache / "node_modules" / "axe-core" / "axe.min.js"
     if script.is_file():
         return script
@@ -163,6 +165,14 @@ def install_axe(cache: Path = NODE_CACHE) -> Path:
         raise RuntimeError("npm is not installed (it installs axe-core for the accessibility test): "
                            "apt-get install npm, or run bash .ci/run")
     cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if script.is_file():  # another worker installed it meanwhile
+            return script
+        return _npm_install_axe(npm, cache, script)
+
+
+def _npm_install_axe(npm: str, cache: Path, script: Path) -> Path:
     result = subprocess.run([npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund", "--no-save",
                              "--loglevel", "error", AXE_VERSION], capture_output=True, text=True, timeout=300)
     if result.returncode != 0 or not script.is_file():
