@@ -335,7 +335,8 @@ _REQUIRED = {
 }
 
 
-def _from_config(config: Mapping[str, Any], name: str | None) -> Arch:
+def _config_model_type(config: Mapping[str, Any]) -> Any:
+    """The config's model_type, once the config is a mapping with a supported model_type and its required keys."""
     if not isinstance(config, Mapping):
         raise ValueError(f"config must be a mapping (config.to_dict() or config.json), got {type(config).__name__}")
     model_type = config.get("model_type")
@@ -346,39 +347,58 @@ def _from_config(config: Mapping[str, Any], name: str | None) -> Arch:
     missing = [key for key in _REQUIRED[model_type] if config.get(key) is None]
     if missing:
         raise ValueError(f"config for model_type {model_type!r} is missing required key(s): {', '.join(missing)}")
+    return model_type
+
+
+def _config_get(config: Mapping[str, Any], key: str, default: Any) -> Any:
+    """config[key], or ``default`` where the key is missing or None."""
+    value = config.get(key)
+    return default if value is None else value
+
+
+def _gpt2_from_config(config: Mapping[str, Any], label: str) -> Arch:
+    """The Arch of a GPT-2 config (n_embd, n_layer, n_head, n_positions keys)."""
+
+    def get(key: str, default: Any) -> Any:
+        return _config_get(config, key, default)
+
+    h, heads = config["n_embd"], config["n_head"]
+    if isinstance(h, int) and isinstance(heads, int) and heads > 0 and h % heads:
+        raise ValueError(f"n_embd ({h}) must be divisible by n_head ({heads})")
+    return Arch(
+        name=label,
+        model_type="gpt2",
+        hidden_size=h,
+        num_layers=config["n_layer"],
+        num_heads=heads,
+        num_kv_heads=heads,
+        head_dim=h // heads if isinstance(h, int) and isinstance(heads, int) and heads > 0 else h,
+        vocab_size=config["vocab_size"],
+        intermediate_size=get("n_inner", 4 * h if isinstance(h, int) else h),
+        tie_embeddings=bool(get("tie_word_embeddings", True)),
+        mlp="plain",
+        hidden_act=get("activation_function", "gelu_new"),
+        norm="layernorm",
+        qkv_bias=True,
+        o_bias=True,
+        mlp_bias=True,
+        max_position_embeddings=config["n_positions"],
+        attention_dropout=get("attn_pdrop", 0.1),
+        hidden_dropout=get("resid_pdrop", 0.1),
+        embedding_dropout=get("embd_pdrop", 0.1),
+        eager_softmax_fp32=False,
+    )
+
+
+def _from_config(config: Mapping[str, Any], name: str | None) -> Arch:
+    model_type = _config_model_type(config)
     label = name or str(config.get("_name_or_path") or model_type)
 
     def get(key: str, default: Any) -> Any:
-        value = config.get(key)
-        return default if value is None else value
+        return _config_get(config, key, default)
 
     if model_type == "gpt2":
-        h, heads = config["n_embd"], config["n_head"]
-        if isinstance(h, int) and isinstance(heads, int) and heads > 0 and h % heads:
-            raise ValueError(f"n_embd ({h}) must be divisible by n_head ({heads})")
-        return Arch(
-            name=label,
-            model_type="gpt2",
-            hidden_size=h,
-            num_layers=config["n_layer"],
-            num_heads=heads,
-            num_kv_heads=heads,
-            head_dim=h // heads if isinstance(h, int) and isinstance(heads, int) and heads > 0 else h,
-            vocab_size=config["vocab_size"],
-            intermediate_size=get("n_inner", 4 * h if isinstance(h, int) else h),
-            tie_embeddings=bool(get("tie_word_embeddings", True)),
-            mlp="plain",
-            hidden_act=get("activation_function", "gelu_new"),
-            norm="layernorm",
-            qkv_bias=True,
-            o_bias=True,
-            mlp_bias=True,
-            max_position_embeddings=config["n_positions"],
-            attention_dropout=get("attn_pdrop", 0.1),
-            hidden_dropout=get("resid_pdrop", 0.1),
-            embedding_dropout=get("embd_pdrop", 0.1),
-            eager_softmax_fp32=False,
-        )
+        return _gpt2_from_config(config, label)
     h, heads, layers = config["hidden_size"], config["num_attention_heads"], config["num_hidden_layers"]
     default_head_dim = h // heads if isinstance(h, int) and isinstance(heads, int) and heads > 0 else h
     common: dict[str, Any] = {
@@ -853,54 +873,48 @@ def _first_layer_lora_a(arch: Arch, w: Workload) -> list[ParamTensor]:
     ]
 
 
-def activations(arch: Arch, w: Workload) -> Activations:
-    """Training activations (see Activations). Each line names the tensors it counts.
-
-    Full fine-tuning saves what every weight gradient needs; with LoRA/QLoRA the base is frozen, so a frozen
-    matmul keeps no input (bitsandbytes' 4-bit matmul saves only its weight), norms keep only what the input
-    gradient needs, and peft's adapters add their fp32 inputs.
-    """
+# A norm: what its input side saves, and the outputs a trained weight needs. RMSNorm (Llama): the fp32 copy
+# of its input and 1/rms per token (fp32); then the normalised value cast back (the norm weight's gradient)
+# and the weighted output (the next matmul's). LayerNorm: input, mean and 1/std per token (fp32 on CUDA,
+# the input dtype on CPU); then the output. Under AMP the normalised value and the output stay fp32 and each
+# matmul reading the output keeps its own bf16 cast (autocast caches casts of weights, not of activations):
+# ``consumers`` counts those matmuls.
+def _norm_input(arch: Arch, w: Workload, fp32_ops: bool) -> int:
+    """The bytes a norm's input side saves (see the comment above)."""
     d = w.act_bytes
-    b, s = w.batch_size, w.seq_len
-    tokens = b * s
-    h, nh = arch.hidden_size, arch.num_heads
-    # The residual stream: in the compute dtype, except under AMP (fp32 weights, bf16 autocast), where the
-    # embedding, the norms and the residual adds stay fp32 and only the matmuls' outputs are bf16.
-    r = 4 if w.amp else d
-    # dropout mask: bool from CUDA's native_dropout, the input's dtype on CPU (torch's _dropout_impl keeps a
-    # noise tensor like its input); the dropouts after attention and MLP see the 16-bit matmul outputs
-    mask = 1 if w.device == "cuda" else d
-    a = ACT_SAVED[arch.hidden_act]
-    frozen = w.finetune != "full"
-    # CUDA autocast runs layer_norm and softmax in fp32 whatever the input dtype (both on its float32 list, see
-    # PyTorch's autocast op reference; CPU autocast leaves them in the input's dtype); under AMP the input is fp32.
-    fp32_ops = w.amp or (w.autocast and w.device == "cuda")
+    tokens = w.batch_size * w.seq_len
+    h = arch.hidden_size
     fp32_layernorm = fp32_ops and arch.norm == "layernorm"
-
-    # A norm: what its input side saves, and the outputs a trained weight needs. RMSNorm (Llama): the fp32 copy
-    # of its input and 1/rms per token (fp32); then the normalised value cast back (the norm weight's gradient)
-    # and the weighted output (the next matmul's). LayerNorm: input, mean and 1/std per token (fp32 on CUDA,
-    # the input dtype on CPU); then the output. Under AMP the normalised value and the output stay fp32 and each
-    # matmul reading the output keeps its own bf16 cast (autocast caches casts of weights, not of activations):
-    # ``consumers`` counts those matmuls.
     if arch.norm == "rmsnorm":
         norm_in = 4 * tokens * h + 4 * tokens
     elif fp32_layernorm:
         norm_in = 4 * tokens * h + 2 * tokens * 4
     else:
         norm_in = d * tokens * h + 2 * tokens * (4 if w.device == "cuda" else d)
+    return norm_in
 
-    def norm(consumers: int) -> float:
-        if frozen:
-            return norm_in
-        if w.autocast:  # full fine-tuning under autocast is AMP (fp32 weights)
-            return norm_in + (4 * tokens * h if arch.norm == "rmsnorm" else 0) + consumers * 2 * tokens * h
-        return norm_in + (2 * d * tokens * h if arch.norm == "rmsnorm" else d * tokens * h)
 
-    attn_consumers = 1 if arch.model_type == "gpt2" else 3  # c_attn; q, k and v
-    mlp_consumers = 2 if arch.mlp == "gated" else 1  # gate and up; fc
-    moe_consumers = 1 + (3 if arch.shared_expert_intermediate_size else 0)  # the router; the shared expert's
+def _norm_saved(arch: Arch, w: Workload, norm_in: int, consumers: int) -> float:
+    """The bytes one norm saves: its input side ``norm_in`` plus the outputs a trained weight needs, with
+    ``consumers`` matmuls reading the output (see the comment above _norm_input)."""
+    d = w.act_bytes
+    tokens = w.batch_size * w.seq_len
+    h = arch.hidden_size
+    if w.finetune != "full":
+        return norm_in
+    if w.autocast:  # full fine-tuning under autocast is AMP (fp32 weights)
+        return norm_in + (4 * tokens * h if arch.norm == "rmsnorm" else 0) + consumers * 2 * tokens * h
+    return norm_in + (2 * d * tokens * h if arch.norm == "rmsnorm" else d * tokens * h)
 
+
+def _attention_saved(arch: Arch, w: Workload, mask: int, fp32_ops: bool, scores_stored: bool) -> int:
+    """The bytes one layer's attention saves; ``mask`` is a dropout mask element's size and ``scores_stored``
+    whether the attention probabilities are kept (eager, or attention dropout on CPU)."""
+    d = w.act_bytes
+    b, s = w.batch_size, w.seq_len
+    tokens = b * s
+    nh = arch.num_heads
+    frozen = w.finetune != "full"
     # Attention. SDPA/flash (no padding mask, so GQA runs at KV-head width): q after rotary, k after rotary, v
     # (GPT-2: the fused qkv output), the output (also o_proj's input) and the fp32 log-sum-exp per query and
     # head. Eager: q, k and v repeated to all heads (GPT-2: the qkv output), the scores (fp32 softmax output,
@@ -908,7 +922,6 @@ def activations(arch: Arch, w: Workload) -> Activations:
     # and the output copied to (b, s, heads*head_dim) for o_proj, which a frozen o_proj does not keep.
     qkv = tokens * (arch.q_dim + 2 * arch.kv_dim) * d
     out = tokens * arch.q_dim * d
-    scores_stored = w.attention == "eager" or (w.device == "cpu" and arch.attention_dropout > 0)
     if scores_stored:
         if w.attention == "eager" and (arch.eager_softmax_fp32 or fp32_ops):
             score_bytes = 4 + (d if d != 4 else 0)
@@ -921,43 +934,45 @@ def activations(arch: Arch, w: Workload) -> Activations:
     else:
         # CUDA flash / memory-efficient kernels keep an RNG seed for attention dropout, not a mask.
         attention = qkv + out + 4 * b * nh * s
-    dropout = 2 * tokens * h * mask if arch.hidden_dropout > 0 else 0
+    return attention
 
-    # Dense MLP. Gated: the activation's saved tensors (SiLU: its input, the gate output), the activation output
-    # and the up output (both saved by their product) and the product (down_proj's input, not kept by a frozen
-    # down_proj). Plain (GPT-2): the activation's saved tensors and its output (c_proj's input).
+
+def _moe_mlp_saved(arch: Arch, w: Workload, a: int, frozen: bool) -> tuple[int, int, int]:
+    """(experts, router, shared expert): the bytes one MoE layer's expert block saves; ``a`` is ACT_SAVED of the
+    activation function."""
+    d = w.act_bytes
+    tokens = w.batch_size * w.seq_len
+    h = arch.hidden_size
     kept_output = 0 if frozen else 1
-    dense_units = (a + 2 + kept_output) if arch.mlp == "gated" else (a + kept_output)
-    mlp = dense_units * tokens * arch.intermediate_size * d
-    per_dense: float = norm(attn_consumers) + norm(mlp_consumers) + attention + mlp + dropout
-    if frozen:
-        per_dense += _lora_saved(arch, w, "dense", not scores_stored)
+    # Experts (transformers' grouped_mm path), per routed (token, expert) row: the gathered input (not kept
+    # by frozen experts), the gate_up output, the activation output, the product (not kept when frozen), the
+    # down output (saved by the routing-weight multiply), the routing weight and three int64 indices;
+    # per layer the int32 expert offsets. Router, per token: the fp32 softmax, the int64 top-k indices, and
+    # when renormalised the sum and the top-k values (fp32).
+    rows = tokens * arch.experts_per_token
+    ie, e, k = arch.moe_intermediate_size, arch.num_experts, arch.experts_per_token
+    # Under AMP the experts compute in fp32 (their weights' dtype: grouped_mm is no autocast op on CPU, where
+    # this is measured; not checked on CUDA).
+    de = 4 if w.amp else d
+    weight = 4 if arch.model_type == "mixtral" else d  # Qwen2-MoE casts the routing weights to the router's
+    row = (h + (2 + a) * ie + (0 if frozen else h + ie)) * de + weight + 24
+    experts = rows * row + 4 * e
+    router = tokens * (4 * e + 8 * k + ((4 + 4 * k) if arch.moe_norm_topk else 0))
+    shared = 0
+    if arch.shared_expert_intermediate_size:
+        # A gated MLP always on, and its sigmoid gate: the gate output and the expert output it scales.
+        units = a + 2 + kept_output
+        shared = units * tokens * arch.shared_expert_intermediate_size * d + tokens * h * d + tokens * d
+    return experts, router, shared
 
-    per_moe = 0.0
-    if arch.num_moe_layers:
-        # Experts (transformers' grouped_mm path), per routed (token, expert) row: the gathered input (not kept
-        # by frozen experts), the gate_up output, the activation output, the product (not kept when frozen), the
-        # down output (saved by the routing-weight multiply), the routing weight and three int64 indices;
-        # per layer the int32 expert offsets. Router, per token: the fp32 softmax, the int64 top-k indices, and
-        # when renormalised the sum and the top-k values (fp32).
-        rows = tokens * arch.experts_per_token
-        ie, e, k = arch.moe_intermediate_size, arch.num_experts, arch.experts_per_token
-        # Under AMP the experts compute in fp32 (their weights' dtype: grouped_mm is no autocast op on CPU, where
-        # this is measured; not checked on CUDA).
-        de = 4 if w.amp else d
-        weight = 4 if arch.model_type == "mixtral" else d  # Qwen2-MoE casts the routing weights to the router's
-        row = (h + (2 + a) * ie + (0 if frozen else h + ie)) * de + weight + 24
-        experts = rows * row + 4 * e
-        router = tokens * (4 * e + 8 * k + ((4 + 4 * k) if arch.moe_norm_topk else 0))
-        shared = 0
-        if arch.shared_expert_intermediate_size:
-            # A gated MLP always on, and its sigmoid gate: the gate output and the expert output it scales.
-            units = a + 2 + kept_output
-            shared = units * tokens * arch.shared_expert_intermediate_size * d + tokens * h * d + tokens * d
-        per_moe = norm(attn_consumers) + norm(moe_consumers) + attention + experts + router + shared + dropout
-        if frozen:
-            per_moe += _lora_saved(arch, w, "moe", not scores_stored)
 
+def _layer_totals(
+    arch: Arch, w: Workload, per_dense: float, per_moe: float, norm_in: int, r: int
+) -> tuple[float, float]:
+    """(layers, recompute): the bytes all decoder layers keep, and those the backward rebuilds for one layer at a
+    time under gradient checkpointing; ``r`` is the residual stream's element size."""
+    tokens = w.batch_size * w.seq_len
+    h = arch.hidden_size
     layers: float
     recompute: float
     if w.gradient_checkpointing:
@@ -968,18 +983,26 @@ def activations(arch: Arch, w: Workload) -> Activations:
     else:
         layers = arch.num_dense_layers * per_dense + arch.num_moe_layers * per_moe
         recompute = 0.0
-        if frozen:
+        if w.finetune != "full":
             # The first layer's input comes from the frozen embedding without a gradient: its norm saves
             # nothing, and neither do the LoRA dropouts on its attention input (a mask only serves that gradient).
             layers -= norm_in
             if w.lora_dropout > 0:
                 mask_bytes = 1 if w.device == "cuda" else 4
                 layers -= sum(mask_bytes * tokens * t.shape[1] for t in _first_layer_lora_a(arch, w))
+    return layers, recompute
 
+
+def _extras_saved(arch: Arch, w: Workload, norm_in: int, r: int, scores_stored: bool) -> float:
+    """The bytes saved outside the decoder layers, logits and loss aside (see Activations.extras)."""
+    b, s = w.batch_size, w.seq_len
+    tokens = b * s
+    h = arch.hidden_size
+    frozen = w.finetune != "full"
     # Token ids (int64, for the embedding's gradient; a frozen embedding keeps none), the final norm (with
     # lm_head's input when lm_head trains), positions: GPT-2's position ids (1, s) or rotary cos and sin
     # (1, s, head_dim) shared by all layers.
-    extras = (0 if frozen else 8 * tokens) + norm(1)
+    extras = (0 if frozen else 8 * tokens) + _norm_saved(arch, w, norm_in, 1)
     if arch.max_position_embeddings:
         extras += 0 if frozen else 8 * s
     else:
@@ -988,6 +1011,62 @@ def activations(arch: Arch, w: Workload) -> Activations:
         extras += tokens * h * (1 if w.device == "cuda" else r)
     if w.gradient_checkpointing and scores_stored:
         extras += b * s * s * r  # the additive causal mask (b, 1, s, s), an input every checkpointed layer keeps
+    return extras
+
+
+def activations(arch: Arch, w: Workload) -> Activations:
+    """Training activations (see Activations). Each line names the tensors it counts.
+
+    Full fine-tuning saves what every weight gradient needs; with LoRA/QLoRA the base is frozen, so a frozen
+    matmul keeps no input (bitsandbytes' 4-bit matmul saves only its weight), norms keep only what the input
+    gradient needs, and peft's adapters add their fp32 inputs.
+    """
+    d = w.act_bytes
+    b, s = w.batch_size, w.seq_len
+    tokens = b * s
+    h = arch.hidden_size
+    # The residual stream: in the compute dtype, except under AMP (fp32 weights, bf16 autocast), where the
+    # embedding, the norms and the residual adds stay fp32 and only the matmuls' outputs are bf16.
+    r = 4 if w.amp else d
+    # dropout mask: bool from CUDA's native_dropout, the input's dtype on CPU (torch's _dropout_impl keeps a
+    # noise tensor like its input); the dropouts after attention and MLP see the 16-bit matmul outputs
+    mask = 1 if w.device == "cuda" else d
+    a = ACT_SAVED[arch.hidden_act]
+    frozen = w.finetune != "full"
+    # CUDA autocast runs layer_norm and softmax in fp32 whatever the input dtype (both on its float32 list, see
+    # PyTorch's autocast op reference; CPU autocast leaves them in the input's dtype); under AMP the input is fp32.
+    fp32_ops = w.amp or (w.autocast and w.device == "cuda")
+    norm_in = _norm_input(arch, w, fp32_ops)
+
+    attn_consumers = 1 if arch.model_type == "gpt2" else 3  # c_attn; q, k and v
+    mlp_consumers = 2 if arch.mlp == "gated" else 1  # gate and up; fc
+    moe_consumers = 1 + (3 if arch.shared_expert_intermediate_size else 0)  # the router; the shared expert's
+
+    scores_stored = w.attention == "eager" or (w.device == "cpu" and arch.attention_dropout > 0)
+    attention = _attention_saved(arch, w, mask, fp32_ops, scores_stored)
+    dropout = 2 * tokens * h * mask if arch.hidden_dropout > 0 else 0
+
+    # Dense MLP. Gated: the activation's saved tensors (SiLU: its input, the gate output), the activation output
+    # and the up output (both saved by their product) and the product (down_proj's input, not kept by a frozen
+    # down_proj). Plain (GPT-2): the activation's saved tensors and its output (c_proj's input).
+    kept_output = 0 if frozen else 1
+    dense_units = (a + 2 + kept_output) if arch.mlp == "gated" else (a + kept_output)
+    mlp = dense_units * tokens * arch.intermediate_size * d
+    attn_norm = _norm_saved(arch, w, norm_in, attn_consumers)
+    per_dense: float = attn_norm + _norm_saved(arch, w, norm_in, mlp_consumers) + attention + mlp + dropout
+    if frozen:
+        per_dense += _lora_saved(arch, w, "dense", not scores_stored)
+
+    per_moe = 0.0
+    if arch.num_moe_layers:
+        experts, router, shared = _moe_mlp_saved(arch, w, a, frozen)
+        moe_norm = _norm_saved(arch, w, norm_in, moe_consumers)
+        per_moe = attn_norm + moe_norm + attention + experts + router + shared + dropout
+        if frozen:
+            per_moe += _lora_saved(arch, w, "moe", not scores_stored)
+
+    layers, recompute = _layer_totals(arch, w, per_dense, per_moe, norm_in, r)
+    extras = _extras_saved(arch, w, norm_in, r, scores_stored)
     # Logits (b, s, vocab) in the compute dtype, returned by the forward; the loss upcasts them to fp32
     # (transformers' ForCausalLMLoss) and cross-entropy saves the fp32 log-softmax; the int64 labels and a scalar.
     logits_output = tokens * arch.vocab_size * d

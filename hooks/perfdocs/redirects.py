@@ -232,6 +232,17 @@ def load_redirects(
     def error(line: int, message: str, code: str, hint: str | None = None) -> None:
         problems.append(Diagnostic(Location(path, line), message, code, hint=hint))
 
+    root = _compose(text, error)
+    rules_node = None if root is None else _rules_node(root, error)
+    if rules_node is None:
+        return RedirectMap(), problems
+    raw = _raw_rules(rules_node, error)
+    rmap = _redirect_map(raw, pages, hosts.names, error, renames)
+    return rmap, list(dict.fromkeys(problems))  # a chain shares its root cause's diagnostic
+
+
+def _compose(text: str | bytes, error: Callable[..., None]) -> yaml.Node | None:
+    """The YAML node tree of redirects.yml (bytes decoded as UTF-8), or None when it is empty or unreadable."""
     if isinstance(text, bytes):
         data = text
         try:
@@ -239,21 +250,23 @@ def load_redirects(
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             error(line, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "bad-encoding", "save the file as UTF-8")
-            return RedirectMap(), problems
+            return None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         error(mark.line + 1 if mark else 1, f"not valid YAML: {getattr(exc, 'problem', None) or exc}", "bad-redirects")
-        return RedirectMap(), problems
+        return None
     except RecursionError:
         error(1, "not valid YAML here: nested too deeply", "bad-redirects")
-        return RedirectMap(), problems
-    if root is None:
-        return RedirectMap(), problems
+        return None
+
+
+def _rules_node(root: yaml.Node, error: Callable[..., None]) -> yaml.MappingNode | None:
+    """The mapping under the top-level 'redirects' key, or None; reports the other top-level keys."""
     if not isinstance(root, yaml.MappingNode):
         error(_node_line(root), "redirects.yml must be a mapping with a 'redirects' key", "bad-redirects")
-        return RedirectMap(), problems
+        return None
     rules_node: yaml.MappingNode | None = None
     for key, value in root.value:
         name = key.value if isinstance(key, yaml.ScalarNode) else None
@@ -271,9 +284,11 @@ def load_redirects(
             rules_node = value
         elif not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
             error(_node_line(value), "'redirects' must map old paths to targets", "bad-redirects")
-    if rules_node is None:
-        return RedirectMap(), problems
+    return rules_node
 
+
+def _raw_rules(rules_node: yaml.MappingNode, error: Callable[..., None]) -> dict[str, tuple[str, int]]:
+    """The well-formed entries: rule ("old" or "old#frag", normalised) -> (target as written, line)."""
     raw: dict[str, tuple[str, int]] = {}
     for key, value in rules_node.value:
         line = _node_line(key)
@@ -303,7 +318,17 @@ def load_redirects(
             error(line, f"'{key.value}' is listed twice (first on line {raw[rule][1]})", "duplicate-redirect")
             continue
         raw[rule] = (value.value, line)
+    return raw
 
+
+def _redirect_map(
+    raw: Mapping[str, tuple[str, int]],
+    pages: set[str],
+    hosts: frozenset[str],
+    error: Callable[..., None],
+    renames: Mapping[str, str] | None,
+) -> RedirectMap:
+    """The RedirectMap of the entries in ``raw`` that resolve and shadow no live page."""
     rmap = RedirectMap(lines={k: line for k, (_, line) in raw.items()})
     live_urls = {normalise_old(p) for p in pages}
     for rule, (_target, line) in raw.items():
@@ -311,7 +336,7 @@ def load_redirects(
         if "#" in rule and old not in raw:
             error(line, f"anchor redirect '{rule}' needs a redirect for '{old}' itself", "bad-redirects")
             continue
-        resolved = _resolve(rule, raw, pages, hosts.names, error, {} if renames is None else renames)
+        resolved = _resolve(rule, raw, pages, hosts, error, {} if renames is None else renames)
         if resolved is None:
             continue
         if "#" in rule:
@@ -331,7 +356,7 @@ def load_redirects(
     for old in list(rmap.anchors):
         if old not in rmap.pages:
             del rmap.anchors[old]
-    return rmap, list(dict.fromkeys(problems))  # a chain shares its root cause's diagnostic
+    return rmap
 
 
 def _resolve(

@@ -310,36 +310,8 @@ class _Expander:
     def _theory(self, masked: str, line: str, loc: Location, frame: _Frame) -> None:
         col = masked.find("<Theory") + 1
         loc = loc.with_col(col)
-        tag = _alone(masked, "Theory")
-        if tag is None or not tag.self_closing:
-            self.error(loc, '<Theory name="..."/> must stand alone on its line and be self-closing', "bad-theory")
-            self.emit_error(loc, "bad <Theory> tag")
-            return
-        m = NAME_ATTR_RE.match(tag.attrs)
-        name = (m.group(1) or m.group(2) or "") if m else ""
-        if not m or not SNIPPET_NAME_RE.match(name):
-            self.error(
-                loc, '<Theory> needs exactly one attribute: name="snippet_name" (lowercase, digits, _)', "bad-attribute"
-            )
-            self.emit_error(loc, "bad <Theory> tag")
-            return
-        if name in frame.names:
-            cycle = " -> ".join([*frame.names[frame.names.index(name) :], name])
-            self.error(loc, f"include cycle: {cycle}", "include-cycle")
-            self.emit_error(loc, f"include cycle: {cycle}")
-            return
-        if len(frame.names) >= MAX_DEPTH:
-            self.error(loc, f"snippets nested deeper than {MAX_DEPTH} levels", "include-depth")
-            self.emit_error(loc, "snippets nested too deep")
-            return
-        if len(self.inclusions) >= MAX_INCLUSIONS:
-            if not self.capped:  # once: the rest of the page is left out the same way
-                self.capped = True
-                message = (
-                    f"more than {MAX_INCLUSIONS} snippet inclusions on one page (the limit); the rest are left out"
-                )
-                self.error(loc, message, "include-limit", hint="include each snippet once, where the page needs it")
-                self.emit_error(loc, message)
+        name = self._theory_name(masked, loc, frame)
+        if name is None:
             return
         snippet, problems = self.library.get(name)
         self.diagnostics.extend(p for p in problems if name not in self.used)
@@ -353,6 +325,47 @@ class _Expander:
                 )
             self.emit_error(loc, f"theory snippet '{name}' could not be included")
             return
+        self._include(snippet, name, line, loc, frame)
+
+    def _theory_name(self, masked: str, loc: Location, frame: _Frame) -> str | None:
+        """The snippet a <Theory> line includes, or None when the tag is bad, the include is a cycle or too deep,
+        or the page's inclusions are capped (each reported, with an error block in place of the snippet)."""
+        tag = _alone(masked, "Theory")
+        if tag is None or not tag.self_closing:
+            self.error(loc, '<Theory name="..."/> must stand alone on its line and be self-closing', "bad-theory")
+            self.emit_error(loc, "bad <Theory> tag")
+            return None
+        m = NAME_ATTR_RE.match(tag.attrs)
+        name = (m.group(1) or m.group(2) or "") if m else ""
+        if not m or not SNIPPET_NAME_RE.match(name):
+            self.error(
+                loc, '<Theory> needs exactly one attribute: name="snippet_name" (lowercase, digits, _)', "bad-attribute"
+            )
+            self.emit_error(loc, "bad <Theory> tag")
+            return None
+        if name in frame.names:
+            cycle = " -> ".join([*frame.names[frame.names.index(name) :], name])
+            self.error(loc, f"include cycle: {cycle}", "include-cycle")
+            self.emit_error(loc, f"include cycle: {cycle}")
+            return None
+        if len(frame.names) >= MAX_DEPTH:
+            self.error(loc, f"snippets nested deeper than {MAX_DEPTH} levels", "include-depth")
+            self.emit_error(loc, "snippets nested too deep")
+            return None
+        if len(self.inclusions) >= MAX_INCLUSIONS:
+            if not self.capped:  # once: the rest of the page is left out the same way
+                self.capped = True
+                message = (
+                    f"more than {MAX_INCLUSIONS} snippet inclusions on one page (the limit); the rest are left out"
+                )
+                self.error(loc, message, "include-limit", hint="include each snippet once, where the page needs it")
+                self.emit_error(loc, message)
+            return None
+        return name
+
+    def _include(self, snippet: Snippet, name: str, line: str, loc: Location, frame: _Frame) -> None:
+        """Expands ``snippet`` in place of the <Theory> tag on ``line``: under the including heading, collapsed
+        in a <details> box where the scenario wants one, with its edit link."""
         self.used.add(name)
         count = self.expansion_count[name] = self.expansion_count.get(name, 0) + 1
         level, section_id, section_title = self.section
