@@ -1,5 +1,6 @@
 """MkDocs hook entry: wires build events to perfdocs.build.BuildState (and, under mkdocs serve, to
-perfdocs.serve.LIVE, which makes a save re-render only what it changes) and does nothing else."""
+perfdocs.serve.LIVE, which makes a save re-render only what it changes, and Material's search index to
+perfdocs.search's reading of each page) and does nothing else."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 from perfdocs.build import BuildState
+from perfdocs.search import index_pages_by_walk, search_plugin
 from perfdocs.serve import LIVE
 
 STATE = BuildState()
@@ -18,6 +20,9 @@ def on_startup(command: str, dirty: bool, **_: Any) -> None:
 
 def on_config(config: Any, **_: Any) -> None:
     STATE.start(config)
+    search = search_plugin(config)  # made in its own on_config, which runs before the hooks'
+    if search is not None:
+        index_pages_by_walk(search)
     LIVE.started(STATE, config, [*STATE.watch_paths(), *config.watch])
 
 

@@ -550,3 +550,36 @@ def test_a_section_shaped_before_is_not_read_again_and_shapes_the_same(monkeypat
     assert read == ["ZeRO", "<p>ZeRO-3 only</p>"]
     search._KEYS.clear()
     assert shaped == shape_index(index, changed)
+
+
+def test_materials_index_gets_the_entries_its_own_parser_makes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Material's search plugin reads each page through search.add_entry_from_context (a walk over one lexbor
+    parse) instead of its html.parser tokenizer: on every page of the real site and of the attacker's site, as
+    the builds hand the pages over, the entries are exactly the ones Material's own method makes."""
+    import perfdocs.search
+    from material.plugins.search.plugin import SearchIndex
+
+    from .hostile import make_hostile_project
+    from .sitetools import build_in_process, copy_project
+
+    ours = perfdocs.search.add_entry_from_context
+    compared: list[str] = []
+    differ: list[str] = []
+
+    def both(index: Any, page: Any) -> None:
+        materials = SearchIndex(**index.config)
+        SearchIndex.add_entry_from_context(materials, page)  # the class's own method, not the instance's
+        before = len(index.entries)
+        ours(index, page)
+        compared.append(page.url)
+        if index.entries[before:] != materials.entries:
+            differ.append(page.url)
+
+    monkeypatch.setattr(perfdocs.search, "add_entry_from_context", both)
+    real = copy_project(tmp_path / "real")
+    assert build_in_process(real, tmp_path / "real-site").returncode == 0
+    pages = len(compared)
+    hostile = make_hostile_project(tmp_path / "hostile")
+    build_in_process(hostile, tmp_path / "hostile-site", strict=False)
+    assert pages >= 14 and len(compared) > pages  # every page of both sites went through both readers
+    assert differ == []

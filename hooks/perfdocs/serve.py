@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .search import search_plugin
 from .theory import THEORY_DIR
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
@@ -252,7 +253,7 @@ class LiveBuilds:
             return False  # the nav, the footers and the redirect pages of other pages show it
         if plan.redirects:
             state.load_redirects(files)
-        search = _search_plugin(config)
+        search = search_plugin(config)
         order = _forget_search_entries(search, [page.url for page in pages])
         doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
         for page in pages:
@@ -331,20 +332,12 @@ def _search_paused(search: Any) -> Iterator[None]:
         yield
         return
     index = search.search_index
+    indexing = index.add_entry_from_context
     index.add_entry_from_context = lambda page: None
     try:
         yield
     finally:
-        del index.add_entry_from_context
-
-
-def _search_plugin(config: Any) -> Any:
-    """Material's search plugin, whose index ``BuildState.post_build`` reshapes (perfdocs.search)."""
-    for plugin in config.plugins.values():
-        index = getattr(plugin, "search_index", None)
-        if index is not None and isinstance(getattr(index, "entries", None), list):
-            return plugin
-    return None
+        index.add_entry_from_context = indexing
 
 
 def _page_of(location: str) -> str:
