@@ -129,6 +129,14 @@ def search(page: Any, query: str) -> None:
     box.fill("")
     box.press_sequentially(query, delay=5)
     page.locator(".md-search-result__item a").first.wait_for(state="visible")
+    # the results shown first may be those of a prefix the worker answered while the rest was typed ("g"):
+    # wait until they are the query's, whose first word is highlighted
+    first = re.split(r"[^\w]+", query.lower())[0]
+    page.wait_for_function(
+        "w => [...document.querySelectorAll('.md-search-result__item mark')]"
+        ".some(m => m.textContent.toLowerCase().startsWith(w))",
+        arg=first,
+    )
 
 
 def test_missing_page_offers_search_and_the_scenarios(context: Any, watch: Watch, base_url: str) -> None:
