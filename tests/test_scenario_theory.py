@@ -17,9 +17,10 @@ from pathlib import Path
 import markdown
 import pytest
 from mkdocs.config import load_config
+from perfdocs.expansions import PageExpansions, page_text
 from perfdocs.matrix import generated_components
 from perfdocs.pipeline import render_source
-from perfdocs.project import Project, scenario_index
+from perfdocs.project import Project
 from perfdocs.scenariocheck import CPU, CUDA_CODE, GPU_CLAIM, INFERENCE, INFERENCE_TRAINER_CALLS, TRAINING_CODE
 from perfdocs.text import split_front_matter
 from perfdocs.theory import SnippetLibrary
@@ -148,8 +149,9 @@ def render_page(path: Path) -> str:
     """The page's HTML content as the build makes it: snippets for its scenario, generated components filled."""
     proj, lib = project(), library()
     source = path.read_text(encoding="utf-8")
-    pages = [(proj.docs_path(p), proj.display(p), p.read_text(encoding="utf-8")) for p in proj.pages()]
-    generated = generated_components(source, lib, scenario_index(pages, lib), proj.docs_path(path))
+    theory = PageExpansions(lib)
+    theory.scan([page_text(proj.docs_path(p), proj.display(p), p.read_text(encoding="utf-8")) for p in proj.pages()])
+    generated = generated_components(source, lib, theory.matrix, proj.docs_path(path))
     rendered = render_source(source, proj.display(path), lib, proj.root, generated)
     assert [str(d) for d in rendered.diagnostics] == []
     return to_html(rendered.text)

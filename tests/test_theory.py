@@ -216,9 +216,11 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The technique matrix reads which snippets each scenario page includes, and the page is rendered from its
-    expansion: one expansion per page serves both (expansions.PageExpansions), and the matrix still links each."""
+    expansion: one expansion per page serves both (expansions.PageExpansions), in a build and in perfdocs lint,
+    and the matrix still links each."""
     import perfdocs.matrix
     import perfdocs.pipeline
+    from perfdocs.cli import main
 
     from .sitetools import build_in_process, minimal_config
 
@@ -247,3 +249,6 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
     assert sorted(expanded) == ["docs/index.md", "docs/infer.md", "docs/train.md"]
     overview = (project / "site" / "index.html").read_text(encoding="utf-8")
     assert 'href="train/#precision"' in overview and 'href="infer/#precision"' in overview
+    expanded.clear()  # perfdocs lint reads the pages the same way, each expanded once
+    assert main(["--root", str(project), "lint"]) == 0
+    assert sorted(expanded) == ["docs/index.md", "docs/infer.md", "docs/train.md"]

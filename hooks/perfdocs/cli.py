@@ -24,14 +24,15 @@ from .apirefs import ApiIndex, site_index
 from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors, sort_key
 from .dialect import Site
+from .expansions import PageExpansions, page_text
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
 from .pipeline import Rendered, render_source, unshown_parts
-from .project import MissingConfig, Project, ProjectError, scenario_index
+from .project import MissingConfig, Project, ProjectError
 from .redirects import load_redirects
 from .sitecheck import heading_ids, link_problems, nav_entries, nav_missing_pages, not_in_nav
-from .theory import THEORY_DIR, Inclusion, SnippetLibrary
+from .theory import THEORY_DIR, Expansion, SnippetLibrary
 
 EXIT_OK, EXIT_INTERNAL, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2, 3
 
@@ -83,7 +84,8 @@ class _Site:
         self.library = SnippetLibrary(project.theory_dir, project.root)
         self.sources: dict[Path, tuple[str | None, list[Diagnostic]]] = {}
         self.rendered: dict[Path, tuple[Rendered | None, list[Diagnostic]]] = {}
-        self._scenarios: dict[str, tuple[str, list[Inclusion]]] | None = None
+        self.theory = PageExpansions(self.library)  # each page expanded once, the technique matrix's index
+        self._scanned = False
         self._api: tuple[ApiIndex | None] | None = None
         docs = project.docs_dir
         self.files = frozenset(
@@ -107,18 +109,21 @@ class _Site:
         if source is None:
             return None, problems
         shown = self.project.display(path)
-        if "<TechniqueMatrix" in source and self._scenarios is None:  # needs every page's includes
-            items = [
-                (self.project.docs_path(p), self.project.display(p), s)
-                for p in self.project.pages()
-                for s in [self.read(p)[0]]
-                if s is not None
-            ]
-            self._scenarios = scenario_index(items, self.library)
-        generated = generated_components(source, self.library, self._scenarios or {}, self.project.docs_path(path))
+        page = self.project.docs_path(path)
+        if "<TechniqueMatrix" in source and not self._scanned:  # needs every page's includes
+            project = self.project
+            sources = [(p, s) for p in project.pages() if (s := self.read(p)[0]) is not None]
+            self.theory.scan([page_text(project.docs_path(p), project.display(p), s) for p, s in sources])
+            self._scanned = True
+        generated = generated_components(source, self.library, self.theory.matrix, page)
         api = self.api() if "[`" in source or "[[autodoc]]" in source else None
-        site = self.site(self.project.docs_path(path), api)
-        rendered = render_source(source, shown, self.library, self.project.root, generated, site)
+        text = source.replace("\r\n", "\n")
+
+        def expand(body: str, scenario: str | None) -> Expansion:
+            return self.theory.expand(page, shown, text, body, scenario)
+
+        site = self.site(page, api)
+        rendered = render_source(source, shown, self.library, self.project.root, generated, site, expand)
         return rendered, problems + (api.problems if api else []) + rendered.diagnostics
 
     def across_pages(self, rendered: dict[str, Rendered], whole: bool) -> list[Diagnostic]:

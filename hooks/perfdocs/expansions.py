@@ -19,6 +19,13 @@ from .theory import Expansion, Inclusion, Snippet, SnippetLibrary
 PageText = tuple[str, str, str, str]
 
 
+def page_text(page: str, display: str, source: str) -> PageText:
+    """A page file's text as PageExpansions reads it without MkDocs (``perfdocs lint``): its body is what follows
+    its front matter."""
+    source = source.replace("\r\n", "\n")
+    return page, display, source, split_front_matter(source).body
+
+
 @dataclass
 class PageExpansions:
     library: SnippetLibrary

@@ -65,26 +65,6 @@ def escape(text: str) -> str:
     return text.replace("|", "\\|").replace('"', "&quot;").replace("\n", " ")
 
 
-def scan_scenario_pages(
-    pages: Sequence[tuple[str, str, str]], library: SnippetLibrary
-) -> dict[str, tuple[str, list[Inclusion]]]:
-    """Which snippets each scenario page expands, and under which heading.
-
-    ``pages`` holds (docs-relative path, display path, source) for every page of the site.
-    """
-    found = {}
-    for docs_path, display, source in pages:
-        source = source.replace("\r\n", "\n")
-        if "<Theory" not in source:
-            continue
-        front = split_front_matter(source)
-        scenario = front.data.get("scenario")
-        if isinstance(scenario, str) and scenario != "overview":
-            expansion = expand(front.body, display, library, scenario, front.body_first_line)
-            found[docs_path] = (scenario, expansion.inclusions)
-    return found
-
-
 def generated_components(
     text: str,
     library: SnippetLibrary,

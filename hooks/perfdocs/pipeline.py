@@ -170,16 +170,28 @@ def render_source(
     root: Path,
     generated: dict[str, list[str]] | None = None,
     site: Site | None = None,
+    expand: Callable[[str, str | None], Expansion] | None = None,
 ) -> Rendered:
-    """A whole page file (front matter included), as the CLI and tests see it."""
+    """A whole page file (front matter included), as the CLI and tests see it; ``expand``: the expansion of
+    (body, scenario), when the caller keeps them (the CLI's expansions.PageExpansions)."""
     source = source.replace("\r\n", "\n")
     whole = page_problems(source, page_path)
     if whole:
         return Rendered("", SourceMap(), whole, [], set())
     front = split_front_matter(source)
     scenario, problems, _ = page_scenario(source, front.data, front.error, front.error_line, page_path)
+    expansion = expand(front.body, scenario) if expand is not None else None
     rendered = render_body(
-        front.body, page_path, library, root, scenario, front.body_first_line, source, generated, site=site
+        front.body,
+        page_path,
+        library,
+        root,
+        scenario,
+        front.body_first_line,
+        source,
+        generated,
+        site=site,
+        expansion=expansion,
     )
     rendered.diagnostics[:0] = problems
     return rendered

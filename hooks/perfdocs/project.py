@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +23,9 @@ from .embeds import EmbedHosts, embed_hosts
 from .gated import GatedModels, gated_models
 from .history import SiteWide
 from .linkcheck import base_path
-from .matrix import scan_scenario_pages
 from .redirects import RedirectHosts, redirect_hosts
 from .text import markdown_slug, use_slugify
-from .theory import THEORY_DIR, Inclusion, Snippet, SnippetLibrary
+from .theory import THEORY_DIR, Snippet
 
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
 REDIRECTS_FILE = "redirects.yml"
@@ -246,12 +245,3 @@ def _captured(logger_name: str) -> Iterator[list[str]]:
     finally:
         logger.removeHandler(handler)
         logger.propagate = previous
-
-
-def scenario_index(
-    pages: Sequence[tuple[str, str, str]], library: SnippetLibrary
-) -> dict[str, tuple[str, list[Inclusion]]]:
-    """What <TechniqueMatrix/> needs from every page (docs path, display path, source); empty when no page uses it."""
-    if not any("<TechniqueMatrix" in source for _, _, source in pages):
-        return {}
-    return scan_scenario_pages(pages, library)
