@@ -47,9 +47,7 @@ from .parallel import fork_map
 from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
 from .project import Project
 from .recipes import marker_problems
-from .redirects import (
-    NETLIFY_FILE,
-)
+from .redirects import NETLIFY_FILE
 from .sanitize import Finding, clean_page
 from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
 from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
