@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from perfdocs import apiconfig, apirefs, apisources
+from perfdocs import apirefs, apisources, mkdocs_adapter
 from perfdocs import markdown as md
 from perfdocs.apiconfig import ApiConfig
 from perfdocs.apilinks import ApiLink, api_link, misread_brackets
@@ -422,11 +422,11 @@ def test_api_config_reads_the_plugin() -> None:
     plugin = SimpleNamespace(config={"handlers": {"python": handler}})
     config = SimpleNamespace(get=lambda key: {"mkdocstrings": plugin} if key == "plugins" else None)
     config.config_file_path = str(ROOT / "mkdocs.yml")  # type: ignore[attr-defined]
-    settings = apiconfig.api_config(config)
+    settings = mkdocs_adapter.api_config(config)
     assert settings is not None and settings.namespaces == ("transformers", "peft") and settings.root == ROOT
     assert settings.handler is handler  # the build sets its paths to the module subset
     empty = SimpleNamespace(get=lambda key: {} if key == "plugins" else None, config_file_path="mkdocs.yml")
-    assert apiconfig.api_config(empty) is None
+    assert mkdocs_adapter.api_config(empty) is None
 
 
 def test_mkdocstrings_reads_the_module_subset() -> None:
@@ -436,7 +436,7 @@ def test_mkdocstrings_reads_the_module_subset() -> None:
 
     config = load_config(str(ROOT / "mkdocs.yml"))
     config = config.plugins.on_config(config)
-    settings = apiconfig.api_config(config)
+    settings = mkdocs_adapter.api_config(config)
     assert settings is not None
     index = build_index(settings, [("api/x.md", "docs/api/x.md", "[[autodoc]] Mxfp4Config\n")])
     handler = config.plugins["mkdocstrings"].handlers.get_handler("python")
@@ -455,7 +455,7 @@ def test_a_refused_entry_leaves_mkdocstrings_nothing_stale(monkeypatch: pytest.M
     monkeypatch.setattr(apirefs, "exported_imports", lambda exported: "")
     config = load_config(str(ROOT / "mkdocs.yml"))
     config = config.plugins.on_config(config)
-    settings = apiconfig.api_config(config)
+    settings = mkdocs_adapter.api_config(config)
     assert settings is not None
     pages = [("api/x.md", "docs/api/x.md", "[[autodoc]] Mxfp4Config\n\n[[autodoc]] Trainer\n")]
     index = build_index(settings, pages)

@@ -13,13 +13,13 @@ from perfdocs.assistants import (
     destinations,
     llms_txt,
     markdown_url,
-    nav_sections,
     page_markdown,
     retarget,
     write_files,
 )
 from perfdocs.cli import main
 from perfdocs.diagnostics import Location, SourceMap
+from perfdocs.mkdocs_adapter import nav_sections
 
 from .conftest import ROOT
 

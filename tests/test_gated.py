@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from perfdocs.dialect import Site
 from perfdocs.gated import GatedModels, gated_models
+from perfdocs.mkdocs_adapter import load_project
 from perfdocs.pipeline import render_source
-from perfdocs.project import Project
 from perfdocs.theory import THEORY_DIR, SnippetLibrary
 
 from .conftest import ROOT
@@ -21,7 +21,7 @@ from .recipes.blocks import PYTHON, SHELL, Block, chain, guide_blocks, needs_gpu
 GATED = gated_models(
     {"access": "index.md#gated-models", "open": {"org/Model-8B": "open/Other-7B", "org/Model-8B-Chat": "open/C-7B"}}
 )
-SITE_GATED = Project.load(ROOT / "mkdocs.yml").gated_models
+SITE_GATED = load_project(ROOT / "mkdocs.yml").gated_models
 DOCS = ROOT / "docs" / "performance"
 BLOCKS = guide_blocks(DOCS)
 

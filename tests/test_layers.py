@@ -105,3 +105,41 @@ def test_the_package_has_no_import_cycle() -> None:
     assert len(graph) > 20 and graph["build"]  # the scan read the package
     assert {"document", "diagnostics", "markdown"} <= graph["components.tabs"] | graph["components"]
     assert cycles(graph) == []
+
+
+def engine_imports(path: Path) -> set[str]:
+    """The MkDocs modules ``path`` imports, anywhere in it (``mkdocs``, ``mkdocs.structure.files``; not other
+    packages whose names start the same, such as ``mkdocstrings``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module]
+        else:
+            continue
+        found |= {name for name in names if name == "mkdocs" or name.startswith("mkdocs.")}
+    return found
+
+
+def test_only_the_adapter_knows_mkdocs() -> None:
+    """Issue 19, item 5: the pipeline does not import MkDocs. mkdocs_adapter.py translates its events, objects
+    and config; serve.py is MkDocs' own live-reload server, patched for incremental rebuilds. Another engine
+    brings another adapter. The CLI reads mkdocs.yml through the adapter, so it imports it; nothing below does."""
+    modules = package_modules()
+    knowing = {name for name, path in modules.items() if engine_imports(path)}
+    assert knowing == {"mkdocs_adapter", "serve"}
+    users = {name for name, path in modules.items() if "mkdocs_adapter" in imports(name, path, modules)}
+    assert users == {"cli"}
+    assert engine_imports(ROOT / "hooks" / "perfdocs_hooks.py") == {"mkdocs.plugins"}
+
+
+def test_the_engine_check_sees_each_kind_of_import(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import mkdocs\nimport mkdocstrings\nfrom mkdocs.config import load_config\n"
+        "def f():\n    from mkdocs.structure.files import File\n    import mkdocs_autorefs\n"
+        "from .mkdocs import x\n",
+        encoding="utf-8",
+    )
+    assert engine_imports(module) == {"mkdocs", "mkdocs.config", "mkdocs.structure.files"}

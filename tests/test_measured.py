@@ -258,10 +258,10 @@ def test_mkdocs_serve_watches_the_results_a_page_shows() -> None:
     import os
 
     from perfdocs.build import BuildState
-    from perfdocs.project import Project
+    from perfdocs.mkdocs_adapter import load_project
 
     state = BuildState()
-    state.project = Project.load(Path(__file__).resolve().parents[1] / "mkdocs.yml")
+    state.project = load_project(Path(__file__).resolve().parents[1] / "mkdocs.yml")
     assert os.fspath(state.project.root / "bench" / "results") in state.watch_paths()
     assert os.fspath(state.project.redirects_file) in state.watch_paths()
 

@@ -1,5 +1,5 @@
 """Front matter is text: each key checked, markup in titles and descriptions a located error (metadata.py),
-and the theme gets them escaped (build.theme_text)."""
+and the theme gets them escaped (mkdocs_adapter.theme_text)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
-from perfdocs.build import theme_text
 from perfdocs.metadata import markup_in, page_front_matter_problems
+from perfdocs.mkdocs_adapter import theme_text
 from perfdocs.text import split_front_matter
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from perfdocs.html import page_ids
-from perfdocs.project import Project
+from perfdocs.mkdocs_adapter import load_project
 from perfdocs.redirects import FRAGMENT_RE, RedirectMap, load_redirects, missing_anchor_problems, url_forms
 from selectolax.lexbor import LexborHTMLParser
 
@@ -149,7 +149,7 @@ OLD_IDS: dict[str, tuple[str, ...]] = {page: tuple(ids.split()) for page, ids in
 
 
 def load_map() -> RedirectMap:
-    project = Project.load(ROOT / "mkdocs.yml")
+    project = load_project(ROOT / "mkdocs.yml")
     pages = {project.docs_path(p) for p in project.pages()}
     rmap, problems = load_redirects(project.redirects_file.read_bytes(), "redirects.yml", pages, project.redirect_hosts)
     assert problems == []

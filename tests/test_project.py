@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from perfdocs.cli import main
 from perfdocs.history import SiteWide, affected_pages
+from perfdocs.mkdocs_adapter import load_project
 from perfdocs.project import Project, ProjectError
 
 from .sitetools import DEPLOY_VARS, DEPLOYMENT, build, copy_project, tool
@@ -23,7 +24,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_load_reads_what_mkdocs_reads(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in DEPLOY_VARS:  # nothing deployed: no site URL, no repository (mkdocs.yml reads them with !ENV)
         monkeypatch.delenv(name, raising=False)
-    p = Project.load(project / "mkdocs.yml")
+    p = load_project(project / "mkdocs.yml")
     assert p.root == project
     assert p.docs_dir == project / "docs"
     assert p.theory_dir == project / "docs/performance/_theory"
@@ -37,12 +38,12 @@ def test_load_reads_what_mkdocs_reads(project: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_load_takes_a_directory_or_the_working_directory(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Project.load(project).config_file == project / "mkdocs.yml"
+    assert load_project(project).config_file == project / "mkdocs.yml"
     monkeypatch.chdir(project / "docs")
     with pytest.raises(ProjectError, match=r"^mkdocs.yml: no such config file \(give one with -f/--config-file\)$"):
-        Project.load()
+        load_project()
     monkeypatch.chdir(project)
-    assert Project.load().root == project
+    assert load_project().root == project
 
 
 @pytest.mark.parametrize(
@@ -55,14 +56,14 @@ def test_load_takes_a_directory_or_the_working_directory(project: Path, monkeypa
     ],
 )
 def test_base_path(project: Path, site_url: str, base: str) -> None:
-    p = Project.load(project)
+    p = load_project(project)
     assert Project(**{**p.__dict__, "site_url": site_url or None}).base == base
 
 
 def test_display_is_relative_to_the_directory_of_mkdocs_yml_from_any_working_directory(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    p = Project.load(project / "mkdocs.yml")
+    p = load_project(project / "mkdocs.yml")
     monkeypatch.chdir(project / "docs/performance")
     assert p.display("infer/cpu.md") == "docs/performance/infer/cpu.md"
     assert p.display(project / "docs/performance/infer/cpu.md") == "docs/performance/infer/cpu.md"
@@ -71,7 +72,7 @@ def test_display_is_relative_to_the_directory_of_mkdocs_yml_from_any_working_dir
 
 
 def test_site_wide_files(project: Path) -> None:
-    wide = Project.load(project).site_wide()
+    wide = load_project(project).site_wide()
     assert {"mkdocs.yml", "pyproject.toml", "redirects.yml", "docs/assets/perfdocs.css"} <= wide.files
     assert set(wide.directories) == {"hooks/", "overrides/"}
     assert wide.covers("overrides/partials/source-file.html")
@@ -133,7 +134,7 @@ def test_affected_treats_theme_css_hooks_and_config_as_site_wide(
     changed.write_text(changed.read_text(encoding="utf-8") + "\n\n", encoding="utf-8")
     assert main(["-f", str(repo / "mkdocs.yml"), "affected", "--base", "main", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    pages = sorted(p.relative_to(repo).as_posix() for p in Project.load(repo).pages())
+    pages = sorted(p.relative_to(repo).as_posix() for p in load_project(repo).pages())
     assert data["changed"] == [path]
     assert sorted(data["affected"]) == pages
     assert all(causes == [path] for causes in data["affected"].values())

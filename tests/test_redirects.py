@@ -10,7 +10,7 @@ from ada_url import URL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from perfdocs.cli import main
-from perfdocs.project import Project
+from perfdocs.mkdocs_adapter import load_project
 from perfdocs.redirects import (
     RedirectHosts,
     RedirectMap,
@@ -470,7 +470,7 @@ def test_allowed_external_hosts_in_redirects_yml_is_refused_and_ignored() -> Non
 
 def test_the_repositorys_redirects_load_with_the_hosts_of_its_mkdocs_yml() -> None:
     root = Path(__file__).parent.parent
-    project = Project.load(root / "mkdocs.yml")
+    project = load_project(root / "mkdocs.yml")
     assert project.redirect_hosts == RedirectHosts()  # extra.perfdocs.redirect_hosts: [] (no external target yet)
     pages = {project.docs_path(p) for p in project.pages()}
     rmap, problems = load_redirects(project.redirects_file.read_bytes(), "redirects.yml", pages, project.redirect_hosts)
@@ -532,7 +532,7 @@ def test_the_hosts_come_from_mkdocs_yml_for_the_build_and_the_cli(
     (tmp_path / "docs/index.md").write_text("# Home\n", encoding="utf-8")
     (tmp_path / "mkdocs.yml").write_text(HOSTS_CONFIG.format(entries="      - HF.co\n      - 'hf.co/x'"))
     (tmp_path / "redirects.yml").write_text("redirects:\n  a: https://hf.co/docs\n  b: https://evil.example/\n")
-    project = Project.load(tmp_path / "mkdocs.yml")
+    project = load_project(tmp_path / "mkdocs.yml")
     bad_entry = (
         "mkdocs.yml:7:1: error: extra.perfdocs.redirect_hosts: 'hf.co/x' is not a host name [bad-redirects] "
         "(write the bare name, as in huggingface.co: no scheme, port, path or wildcard)"

@@ -19,6 +19,7 @@ import pytest
 from mkdocs.config import load_config
 from perfdocs.expansions import PageExpansions, page_text
 from perfdocs.matrix import generated_components
+from perfdocs.mkdocs_adapter import load_project
 from perfdocs.pipeline import render_source
 from perfdocs.project import Project
 from perfdocs.scenariocheck import CPU, CUDA_CODE, GPU_CLAIM, INFERENCE, INFERENCE_TRAINER_CALLS, TRAINING_CODE
@@ -117,7 +118,7 @@ def findings(scenario: str, html: str) -> list[Finding]:
 # -- the site ------------------------------------------------------------------------------------------------
 @functools.cache
 def project() -> Project:
-    return Project.load(ROOT / "mkdocs.yml")
+    return load_project(ROOT / "mkdocs.yml")
 
 
 @functools.cache

@@ -177,19 +177,15 @@ def test_rapid_renames_and_deletions_never_stop_the_server(tmp_path: Path) -> No
 
 
 def test_a_page_gone_before_it_is_read_is_a_warning_not_a_traceback(tmp_path: Path) -> None:
-    from perfdocs.build import BuildState, read_page
+    from perfdocs.build import BuildState, SiteFile, read_page
 
-    class Gone:
-        src_uri = "a.md"
-        abs_src_path = str(tmp_path / "docs/a.md")
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
 
-        @property
-        def content_string(self) -> str:
-            raise FileNotFoundError(2, "No such file or directory")
-
+    path = str(tmp_path / "docs/a.md")
     state = BuildState()
-    assert not state.read_again(Gone())
-    _, problem = read_page(Gone(), "docs/a.md")
+    assert not state.read_again(SiteFile("a.md", "a/index.html", "a/", path, True, True, gone))
+    _, problem = read_page(gone, "docs/a.md")
     assert problem is not None and problem.level == "warning"
     assert problem.message == (
         "page could not be read (No such file or directory): it was moved or deleted while the site was built"

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import yaml
 from perfdocs.html import parse_page
-from perfdocs.project import Project
+from perfdocs.mkdocs_adapter import load_project
 from selectolax.lexbor import LexborHTMLParser
 
 from .conftest import ROOT
@@ -93,11 +93,11 @@ def test_mkdocs_yml_holds_no_address_of_its_own(monkeypatch: pytest.MonkeyPatch)
     for name in DEPLOY_VARS:
         monkeypatch.delenv(name, raising=False)
     assert not any(word.decode() in (ROOT / "mkdocs.yml").read_text(encoding="utf-8") for word in PLACEHOLDERS)
-    project = Project.load(ROOT)
+    project = load_project(ROOT)
     assert (project.site_url, project.repo_url, project.edit_base) == (None, None, None)
     monkeypatch.setenv("REPO_URL", REPO_URL)
     monkeypatch.setenv("EDIT_URI", "edit/trunk/docs/")
-    assert Project.load(ROOT).edit_base == REPO_URL + "/edit/trunk/docs/"
+    assert load_project(ROOT).edit_base == REPO_URL + "/edit/trunk/docs/"
 
 
 def test_a_deployed_build_links_where_the_deployer_said(deployed: Path) -> None:

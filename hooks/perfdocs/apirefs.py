@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import logging
 import os
 import re
 import shutil
@@ -37,7 +36,7 @@ from typing import Any, Self
 import griffe
 
 from . import markdown as md
-from .apiconfig import ApiConfig, api_config
+from .apiconfig import ApiConfig
 from .apilinks import MODULE_NAME_RE
 from .apisources import (
     MANIFEST,
@@ -892,23 +891,6 @@ def twin_heading(heading: str, name: str, entry: Entry) -> int | None:
     shown = shown[:-2] if shown.endswith("()") else shown
     names = {name, name.removeprefix("~"), entry.identifier, entry.canonical, entry.identifier.rsplit(".", 1)[-1]}
     return len(m.group("marks")) if shown in names else None
-
-
-def site_index(config_file: Path, display: str, pages: Iterable[tuple[str, str, str]]) -> ApiIndex | None:
-    """The index for commands that read the docs without building (``perfdocs lint``, ``render``): the same
-    settings, read from mkdocs.yml with MkDocs' own loader; None when the mkdocstrings plugin is off."""
-
-    from mkdocs.config import load_config
-
-    quiet = logging.getLogger("mkdocs")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
-        config = load_config(str(config_file))
-    finally:
-        quiet.setLevel(level)
-    settings = api_config(config, display)
-    return build_index(settings, pages) if settings is not None else None
 
 
 def build_index(

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import html
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel
@@ -185,28 +184,6 @@ def _link_text(title: str) -> str:
     return _text(title).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def nav_sections(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
-    """MkDocs nav items as (title, pages): each top-level section with every page under it, in nav order, and
-    each top-level page as a section of its own under its nav title. Titles as text (the theme's are HTML)."""
-    sections = []
-    for item in items:
-        if getattr(item, "is_page", False):
-            sections.append((html.unescape(str(item.title)), [item]))
-        elif getattr(item, "is_section", False):
-            pages = list(_pages_under(item.children))
-            if pages:
-                sections.append((html.unescape(str(item.title)), pages))
-    return sections
-
-
-def _pages_under(items: Iterable[Any]) -> Iterable[Any]:
-    for item in items:
-        if getattr(item, "is_page", False):
-            yield item
-        elif getattr(item, "is_section", False):
-            yield from _pages_under(item.children)
-
-
 def write_files(
     site: Path,
     pages: Mapping[str, tuple[str, SourceMap, list[tuple[str, Location]]]],
@@ -251,26 +228,27 @@ def write_files(
 
 def write_llms_txt(
     site: Path,
-    config: Any,
-    nav: Any,
+    about: tuple[str, str | None, str | None],
+    nav: Sequence[tuple[str, Sequence[tuple[str, str]]]],
     written: Mapping[str, str],
     titles: Mapping[str, str],
     descriptions: Mapping[str, str | None],
 ) -> None:
-    """``site/llms.txt`` from the nav: links absolute under ``site_url`` when there is one, else site-relative.
-    ``titles`` and ``descriptions`` are the pages' as text (the theme's copies are escaped)."""
-    base = config.site_url or ""
+    """``site/llms.txt`` from the nav, as (section title, [(docs path, title)]): links absolute under the site's
+    URL when there is one, else site-relative. ``about``: the site's name, description and URL. ``titles`` and
+    ``descriptions`` are the pages' as text (the theme's copies are escaped)."""
+    name, description, base = about
     sections = []
-    for title, pages in nav_sections(nav.items if nav is not None else []):
+    for title, pages in nav:
         entries = [
             PageEntry(
-                titles.get(p.file.src_uri) or str(p.title),
-                urljoin(base, written[p.file.src_uri]) if base else written[p.file.src_uri],
-                descriptions.get(p.file.src_uri),
+                titles.get(src) or nav_title,
+                urljoin(base, written[src]) if base else written[src],
+                descriptions.get(src),
             )
-            for p in pages
-            if p.file.src_uri in written
+            for src, nav_title in pages
+            if src in written
         ]
         if entries:
             sections.append((title, entries))
-    (site / LLMS_TXT).write_text(llms_txt(config.site_name, config.site_description, sections), encoding="utf-8")
+    (site / LLMS_TXT).write_text(llms_txt(name, description, sections), encoding="utf-8")

@@ -1,8 +1,9 @@
-"""Per-build state behind the MkDocs hooks: each method is one event's work, logging included.
+"""Per-build state: each method is one build event's work, logging included.
 
-The hook module only forwards events here. State is reset in ``start`` (``on_config``) because
-``mkdocs serve`` keeps the hook module loaded across rebuilds. Paths come from the one
-``Project`` built from the config MkDocs passes in; the work itself is in the pure modules.
+It knows no engine: mkdocs_adapter.py translates MkDocs' events and objects into these calls (files as
+``SiteFile``, pages by their docs path) and puts the answers back on MkDocs' objects. State is reset in
+``start`` because ``mkdocs serve`` keeps the hook module loaded across rebuilds. Paths come from the one
+``Project`` the adapter made of the engine's config; the work itself is in the pure modules.
 """
 
 from __future__ import annotations
@@ -12,15 +13,13 @@ import os
 import posixpath
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from html import escape, unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mkdocs.utils.meta import get_data
 from selectolax.lexbor import LexborHTMLParser
 
-from .apiconfig import ApiConfig, api_config
+from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .budgets import calculator_pages
@@ -37,6 +36,7 @@ from .linkcheck import (
     LinkMap,
     Parsed,
     Problem,
+    Report,
     check_site,
     link_targets,
     to_diagnostics,
@@ -57,7 +57,7 @@ from .theory import THEORY_DIR, Inclusion, SnippetLibrary
 
 log = logging.getLogger("mkdocs.plugins.perfdocs")
 
-REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
+NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: (title, [(docs path, title)])
 
 
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
@@ -66,6 +66,20 @@ _RENDERING: BuildState | None = None  # the state forked workers render pages wi
 def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered, frozenset[str]]]:
     assert _RENDERING is not None
     return [_RENDERING.render_page(*page) for page in pages]
+
+
+@dataclass(frozen=True)
+class SiteFile:
+    """A file of the site as the engine lists it."""
+
+    src: str  # docs-relative path of the source
+    dest: str  # site-relative path of the output
+    url: str  # where it is served, relative to the site's root
+    path: str | None  # the source's absolute path; None for a file a plugin generated
+    page: bool  # a documentation page (Markdown)
+    included: bool  # published (not excluded from the site)
+    read: Callable[[], str] = field(compare=False, repr=False)  # its text, as the engine reads it
+    location: str = ""  # a page's URL as the search index names it ("" for the site's home page, url "./")
 
 
 @dataclass
@@ -109,9 +123,8 @@ class BuildState:
     page_scenarios: dict[str, str | None] = field(default_factory=dict)  # docs path -> its scenario, as rendered
     part_checks: dict[tuple[str, str, frozenset[str | None]], list[Diagnostic]] = field(default_factory=dict)
     boxes: ErrorBoxes = field(default_factory=ErrorBoxes)  # each page's "Build error" box
-    site_nav: Any = None  # MkDocs' nav, for /llms.txt
-    themed: set[str] = field(default_factory=set)  # docs paths whose title and description env() escaped
-    nav_titles: dict[str, str | None] = field(default_factory=dict)  # docs path -> the nav's title of it, as set
+    body: Callable[[str], str] = str  # a page's body, from its source, as the engine hands it over
+    refused: dict[str, frozenset[str]] = field(default_factory=dict)  # docs path -> front matter keys it may not set
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
     parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
@@ -132,90 +145,86 @@ class BuildState:
         self.reporter.report(diagnostics)
 
     # -- events ------------------------------------------------------------------------
-    def start(self, config: Any) -> None:
+    def start(self, project: Project, api: ApiConfig | None, body: Callable[[str], str]) -> None:
+        """A build starts: ``api`` is the API reference's settings, ``body`` splits a page's front matter off as
+        the engine does (the body must be what page_markdown is handed, for the pages rendered ahead)."""
         self.__init__()  # type: ignore[misc]
-        self.project = project = Project.from_config(config)
+        self.project, self.api_config, self.body = project, api, body
         # the pages git saw renamed, for the hints of what still names an old path (git is asked when one does)
         self.renames = GitRenames(project.root, "HEAD", self.display(project.docs_dir).rstrip("/") + "/")
         self.report([*project.embed_hosts.problems, *project.gated_models.problems])
         self.library = SnippetLibrary(project.theory_dir, project.root)
         self.check_snippets(self.library.names())
-        quiet_link_validation(config)
-        self.api_config = api_config(config, self.display(config.config_file_path or "mkdocs.yml"))
-        without_repository(config)
-        require_extensions(config, self.display(config.config_file_path))
 
-    def files(self, files: Any) -> Any:
-        for file in [f for f in files if f.src_uri.startswith(THEORY_DIR + "/")]:
-            files.remove(file)
-        assert self.project is not None
+    def files(self, files: list[SiteFile]) -> set[str]:
+        """The site's files as the engine found them; the docs paths of those the site goes without (theory
+        snippets, links out of the project, pages that cannot be read), for the engine to drop."""
+        assert self.project is not None and self.library is not None
+        dropped = {f.src for f in files if f.src.startswith(THEORY_DIR + "/")}
         docs = self.project.docs_dir
-        outside = outside_project([(f.src_uri, f.abs_src_path) for f in files if f.abs_src_path], docs, self.root)
+        outside = outside_project([(f.src, f.path) for f in files if f.path and f.src not in dropped], docs, self.root)
         self.report(outside.problems(docs, self.display))
-        for file in [f for f in files if f.src_uri in outside.files]:
-            files.remove(file)
-        for file in list(files.documentation_pages()):
-            source, problem = read_page(file, self.display(file.abs_src_path))
+        dropped |= outside.files
+        for file in [f for f in files if f.page and f.src not in dropped]:
+            source, problem = read_page(file.read, self.file_display(file))
             if problem:  # MkDocs would stop with a traceback; the build goes on without the page instead
                 self.report([problem])
-                files.remove(file)
+                dropped.add(file.src)
             else:
-                self.sources[file.src_uri] = source
-        assert self.library is not None
-        texts = [self.page_text(file) for file in files.documentation_pages()]
-        self.theory = PageExpansions(self.library, self.project.edit_url if self.project else None)
+                self.sources[file.src] = source
+        files = [f for f in files if f.src not in dropped]
+        pages = [f for f in files if f.page]
+        texts = [self.page_text(file) for file in pages]
+        self.theory = PageExpansions(self.library, self.project.edit_url)
         self.theory.scan(texts)
-        self.page_urls = {f.src_uri: f.url for f in files.documentation_pages()}
-        self.dest_of = {f.src_uri: f.dest_uri for f in files}
-        self.doc_files = frozenset(f.src_uri for f in files if f.inclusion.is_included())
-        self.calculators = calculator_pages({f.src_uri: self.sources[f.src_uri] for f in files.documentation_pages()})
-        self.api = self._api_index(files)
+        self.page_urls = {f.src: f.url for f in pages}
+        self.dest_of = {f.src: f.dest for f in files}
+        self.doc_files = frozenset(f.src for f in files if f.included)
+        self.calculators = calculator_pages({f.src: self.sources[f.src] for f in pages})
+        self.api = self._api_index(pages)
         self.load_redirects(files)
         self.prerender(texts)
-        return files
+        return dropped
 
-    def load_redirects(self, files: Any) -> None:
+    def file_display(self, file: SiteFile) -> str:
+        return self.display(file.path or file.src)
+
+    def load_redirects(self, files: list[SiteFile]) -> None:
         """redirects.yml, checked against the site's pages and files (also again alone, when only it changed)."""
         assert self.project is not None
         path = self.project.redirects_file
         site_files = {NETLIFY_FILE, MAP_FILE, LLMS_TXT, INDEX, FULL_INDEX, *self.project.templates}
-        site_files |= {f.dest_uri for f in files} | {markdown_url(url) for url in self.page_urls.values()}
-        pages = [f.src_uri for f in files.documentation_pages()]
+        site_files |= {f.dest for f in files} | {markdown_url(url) for url in self.page_urls.values()}
+        pages = [f.src for f in files if f.page]
         hosts = self.project.redirect_hosts
         self.report(self.redirects.load(path, self.display(path), pages, site_files, hosts, self.renames))
 
-    def _api_index(self, files: Any) -> ApiIndex | None:
+    def _api_index(self, pages: list[SiteFile]) -> ApiIndex | None:
         """Every [[autodoc]] entry of the site, registered before any page is converted (links need them all)."""
         if self.api_config is None:
             return None
-        pages = [
-            (f.src_uri, self.display(f.abs_src_path), self.sources[f.src_uri]) for f in files.documentation_pages()
-        ]
-        index = build_index(self.api_config, pages)
+        index = build_index(self.api_config, [(f.src, self.file_display(f), self.sources[f.src]) for f in pages])
         self.report(index.problems)
         return index
 
-    def read_again(self, file: Any) -> bool:
+    def read_again(self, file: SiteFile) -> bool:
         """The page's text read again (saved under mkdocs serve); False when it cannot be built now."""
-        source, problem = read_page(file, self.display(file.abs_src_path))
+        source, problem = read_page(file.read, self.file_display(file))
         if problem is None:
-            self.sources[file.src_uri] = source
+            self.sources[file.src] = source
         return problem is None
 
-    def nav(self, nav: Any, config: Any, files: Any) -> None:
-        """With an explicit nav in mkdocs.yml, every page must be in it."""
-        self.site_nav = nav
-        if not config.nav:
+    def nav(self, in_nav: set[str] | None, pages: list[SiteFile]) -> None:
+        """With an explicit nav in mkdocs.yml (``in_nav``: the pages it names), every page must be in it."""
+        if in_nav is None:
             return
-        in_nav = {page.file.src_uri for page in nav.pages}
-        pages = ((f.src_uri, self.display(f.abs_src_path)) for f in files.documentation_pages())
-        self.report(not_in_nav(pages, in_nav))
-        if config.config_file_path:  # the nav's own entries, at their line of mkdocs.yml
-            config_file = Path(config.config_file_path)
-            known = {f.src_uri for f in files.documentation_pages()}
-            text = config_file.read_text(encoding="utf-8")
-            self.report(nav_missing_pages(text, self.display(config_file), known, self.renames))
-            self.nav_missing = {target for _, target in missing_nav_entries(text, known)}
+        assert self.project is not None
+        self.report(not_in_nav(((f.src, self.file_display(f)) for f in pages), in_nav))
+        # the nav's own entries, at their line of mkdocs.yml
+        config_file, known = self.project.config_file, {f.src for f in pages}
+        text = config_file.read_text(encoding="utf-8")
+        self.report(nav_missing_pages(text, self.display(config_file), known, self.renames))
+        self.nav_missing = {target for _, target in missing_nav_entries(text, known)}
 
     def render_page(
         self, src_uri: str, display: str, source: str, markdown: str
@@ -250,11 +259,11 @@ class BuildState:
         )
         return problems, rendered, refused
 
-    def page_text(self, file: Any) -> PageText:
+    def page_text(self, file: SiteFile) -> PageText:
         """A page as PageExpansions and the forked renderers read it: its source with "\n" line ends and its body
-        as MkDocs hands it over."""
-        source = self.sources[file.src_uri].replace("\r\n", "\n")
-        return file.src_uri, self.display(file.abs_src_path), source, get_data(source)[0]
+        as the engine hands it over."""
+        source = self.sources[file.src].replace("\r\n", "\n")
+        return file.src, self.file_display(file), source, self.body(source)
 
     def site(self, page: str) -> Site:
         """What the conversion of the page ``page`` (docs path) may know about the rest of the site."""
@@ -284,73 +293,67 @@ class BuildState:
             _RENDERING = None
         self.prerendered = {page[0]: (page[3], result) for page, result in zip(pages, done)}
 
-    def page_markdown(self, markdown: str, page: Any) -> str:
-        ahead = self.prerendered.pop(page.file.src_uri, None)
-        display = self.display(page.file.abs_src_path)
+    def page_markdown(self, markdown: str, file: SiteFile) -> tuple[str, frozenset[str]]:
+        """The page's Markdown as the Markdown engine is to read it, and the front matter keys the page may not
+        set (the engine drops them)."""
+        src = file.src
+        ahead = self.prerendered.pop(src, None)
+        display = self.file_display(file)
         if ahead is not None and ahead[0] == markdown:
             problems, rendered, refused = ahead[1]
         else:
-            source = self.sources.get(page.file.src_uri)
+            source = self.sources.get(src)
             problems, rendered, refused = self.render_page(
-                page.file.src_uri, display, page.file.content_string if source is None else source, markdown
+                src, display, file.read() if source is None else source, markdown
             )
         self.report(problems + rendered.diagnostics)
-        # the calculator's script and styles load on the pages that show it (overrides/main.html), not on every page
-        page.perfdocs_calculator = page.file.src_uri in self.calculators
-        for key in refused:  # what the page may not say has no effect either
-            page.meta.pop(key, None)
-        self.page_scenarios[page.file.src_uri] = rendered.scenario
-        self.markdown[page.file.src_uri] = PageMarkdown(
+        self.page_scenarios[src] = rendered.scenario
+        self.markdown[src] = PageMarkdown(
             rendered.text,
             rendered.source_map,
             {(d.location.path, d.location.line, d.code) for d in problems + rendered.diagnostics},
             rendered.links,
         )
-        dest = page.file.dest_uri
+        dest = file.dest
         self.link_map.sources[dest] = display  # also for a page with errors: its broken links are located too
-        for target, link in link_targets(page.file.src_uri, dest, rendered.links, self.dest_of, self.base):
+        for target, link in link_targets(src, dest, rendered.links, self.dest_of, self.base):
             self.link_map.add(dest, target, link)
         for name in rendered.snippets_used:
-            self.snippet_users.setdefault(name, set()).add(page.file.src_uri)
+            self.snippet_users.setdefault(name, set()).add(src)
         errors = [d for d in problems + rendered.diagnostics if d.level == "error"]
         if errors:  # under mkdocs serve the author sees them on the page too (post_build); --strict fails anyway
             self.boxes.add(dest, errors)
         else:
-            self.inclusions[page.file.src_uri] = rendered.inclusions
-        return rendered.text
+            self.inclusions[src] = rendered.inclusions
+        return rendered.text, refused
 
-    def page_content(self, html: str, page: Any) -> str:
+    def page_content(self, html: str, file: SiteFile, scenario: Any) -> str:
         """The page's HTML through the allowlist; each removal the Markdown side missed is reported.
 
         The links and ids of the cleaned content are kept for the link check: what the author wrote is
         checked from here, without parsing the theme around it on every page (`perfdocs check-links`
         still reads whole pages, theme included)."""
-        cleaned = self.sanitise(html, page)
+        cleaned = self.sanitise(html, file)
         tree = LexborHTMLParser(f"<body>{cleaned}</body>")  # one parse for the links and the search index
-        self.content_links[page.file.dest_uri] = read_tree(tree)
-        expanded = self.markdown.get(page.file.src_uri)  # tells which sections are theory snippets' copies
-        self.search_texts[page.url] = search_page(
+        self.content_links[file.dest] = read_tree(tree)
+        expanded = self.markdown.get(file.src)  # tells which sections are theory snippets' copies
+        self.search_texts[file.location] = search_page(
             tree,
-            page.meta.get("scenario"),
+            scenario,
             expanded.text if expanded else "",
             expanded.source_map if expanded else None,
-            self.inclusions.get(page.file.src_uri, ()),
+            self.inclusions.get(file.src, ()),
         )
-        self.cleaned[page.file.src_uri] = cleaned
+        self.cleaned[file.src] = cleaned
         return cleaned
 
-    def env(self, files: Any) -> None:
-        """After every plugin's on_env, before any template runs: each page's title and description kept as the
-        text they are (redirect pages, llms.txt), and escaped on the page objects the theme prints. Material
-        prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
-        page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
-        Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
+    def env(self) -> None:
+        """Every page is converted, none printed yet: the snippet parts no page showed are checked."""
         self.check_unshown_parts()
-        for file in files.documentation_pages():
-            if file.page is not None and file.src_uri not in self.themed:
-                self.nav_titles[file.src_uri] = vars(file.page).get("title")
-                self.page_titles[file.src_uri], self.page_descriptions[file.src_uri] = theme_text(file.page)
-                self.themed.add(file.src_uri)
+
+    def titled(self, src: str, title: str, description: str | None) -> None:
+        """The page's title and description as text (redirect pages, llms.txt)."""
+        self.page_titles[src], self.page_descriptions[src] = title, description
 
     def check_unshown_parts(self) -> None:
         """Every part of every snippet is checked once, whoever includes it (pipeline.unshown_parts); what the
@@ -382,132 +385,102 @@ class BuildState:
             if snippet is not None:
                 self.report(marker_problems(snippet.body, snippet.body_first_line, snippet.path))
 
-    def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
+    def refresh_site_index(self, pages: list[SiteFile], changed: set[str]) -> bool | None:
         """The technique matrix's index of pages, updated for the pages in ``changed`` (docs paths) as they are
         now: whether it changed. None when the pages that show the calculator changed (every budget table links
         the first): that needs the full build."""
-        pages = list(files.documentation_pages())
-        if calculator_pages({f.src_uri: self.sources[f.src_uri] for f in pages}) != self.calculators:
+        if calculator_pages({f.src: self.sources[f.src] for f in pages}) != self.calculators:
             return None
         assert self.theory is not None
-        saved = [self.page_text(f) for f in pages if f.src_uri in changed]
-        return self.theory.refresh([f.src_uri for f in pages], saved)
+        saved = [self.page_text(f) for f in pages if f.src in changed]
+        return self.theory.refresh([f.src for f in pages], saved)
 
-    def forget(self, page: Any) -> None:
-        """Drop what this build kept of ``page``, before it is rendered again (an incremental rebuild, serve.py),
-        and give it back the title the nav set (env() replaced it with its escaped text)."""
-        src, dest = page.file.src_uri, page.file.dest_uri
+    def forget(self, file: SiteFile) -> None:
+        """Drop what this build kept of the page, before it is rendered again (an incremental rebuild, serve.py)."""
+        src, dest = file.src, file.dest
         for kept, key in (
             (self.markdown, src),
             (self.inclusions, src),
             (self.cleaned, src),
             (self.prerendered, src),
             (self.content_links, dest),
-            (self.search_texts, page.url),
+            (self.search_texts, file.location),
         ):
             kept.pop(key, None)
         self.link_map.forget(dest)
         self.boxes.forget(dest)
         for users in self.snippet_users.values():
             users.discard(src)
-        if src in self.themed:
-            self.themed.discard(src)
-            title = self.nav_titles.get(src)
-            if title is None:
-                vars(page).pop("title", None)
-            else:
-                page.title = title
 
-    def page_context(self, page: Any) -> None:
+    def late_content(self, file: SiteFile, content: str) -> str | None:
         """The last look at a page's content before its template prints it: a plugin that changed the content
         after the sanitiser (mkdocs-autorefs rewrites <autoref> into links in on_env, re-reading attributes
         with their entities decoded) gets its output through the same allowlist, and what that removes is an
-        error at the Markdown line that wrote it."""
-        cleaned = self.cleaned.get(page.file.src_uri)
-        if page.content is None or cleaned is None or page.content == cleaned:
-            return
-        page.content = self.sanitise(page.content, page, late=True)
+        error at the Markdown line that wrote it. None: the content is as the sanitiser left it."""
+        cleaned = self.cleaned.get(file.src)
+        if cleaned is None or content == cleaned:
+            return None
+        return self.sanitise(content, file, late=True)
 
-    def sanitise(self, html: str, page: Any, late: bool = False) -> str:
-        """``html``, content of ``page``, through the allowlist; what it removes is reported at the Markdown line
-        that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left it after the
-        first pass (what the allowlist removes then, a plugin wrote)."""
+    def sanitise(self, html: str, file: SiteFile, late: bool = False) -> str:
+        """``html``, content of the page ``file``, through the allowlist; what it removes is reported at the
+        Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
+        it after the first pass (what the allowlist removes then, a plugin wrote)."""
         cleaned, findings = clean_page(html, after_plugins=late)
         if findings:
-            markdown = self.markdown.get(page.file.src_uri)
-            located = locate_findings(findings, markdown, self.display(page.file.abs_src_path))
+            markdown = self.markdown.get(file.src)
+            located = locate_findings(findings, markdown, self.file_display(file))
             if late:  # the Markdown side never saw what a plugin wrote
                 hint = "written by a plugin after the sanitiser; removed from the page"
                 new = [replace(d, hint=hint) for d in located]
             else:
                 new = [d for d in located if not markdown or _key(d) not in markdown.reported]
             self.report(new)
-            self.boxes.add(page.file.dest_uri, new)
+            self.boxes.add(file.dest, new)
         return cleaned
 
-    def post_page(self, output: str, page: Any) -> None:
+    def post_page(self, output: str, dest: str) -> None:
         """The page as the theme printed it: post_build puts its "Build error" box in a copy of it."""
-        self.boxes.printed(page.file.dest_uri, output)
+        self.boxes.printed(dest, output)
 
-    def post_build(self, config: Any) -> None:
+    def post_build(self, site: Path, nav: NavSections) -> None:
+        """The site is written to ``site``: redirect pages, the pages' Markdown and /llms.txt (from ``nav``), the
+        link check, the "Build error" boxes and the search index."""
         assert self.project is not None
-        site = Path(config.site_dir)
         path = self.display(self.project.redirects_file)
         urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
         files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)
         self.report(problems)
-        self.write_for_assistants(site, config, set(self.dest_of.values()) | set(files))
+        self.write_for_assistants(site, nav, set(self.dest_of.values()) | set(files))
         log.debug("perfdocs: wrote %d redirect files", len(files))
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)
         map_file.write_text(self.link_map.to_json(), encoding="utf-8")
-        report = check_site(site, self.base, known=self.content_links, cache=self.parsed_pages)
-        # the theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
-        # is already a nav-missing-page error at its line of mkdocs.yml, not another broken link
-        menu = self.content_links, self.nav_missing, self.base
-        report = replace(report, problems=[p for p in report.problems if not nav_menu_link(p, *menu)])
+        report = site_links(site, self.base, self.content_links, self.parsed_pages, self.nav_missing)
         if not self.redirects.complete:  # a link to an old URL cannot be checked without its redirect
             report = replace(report, problems=[p for p in report.problems if p.status != "missing-file"])
             log.info("perfdocs: redirects.yml has errors; links to missing files are checked once it is fixed")
         # each page with problems gets its "Build error" box (errorboxes.py): its own errors, and what the link
         # check found in it
         by_page: dict[str, list[Diagnostic]] = {}
-        label = self.site_label(site)
+        label = self.project.site_label(site)
         self.report(to_diagnostics(report, site, self.link_map, label, self.base, self.renames, by_page))
         self.boxes.write(site, {page: found for page, found in by_page.items() if page in self.content_links})
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         size = write_index(site, self.search_texts)
         if size:
-            log.info(
-                "perfdocs: search index: %d sections, %d bytes (gzip %d), fetched on the first query; page loads "
-                "fetch %d bytes",
-                size.sections,
-                size.raw,
-                size.gzip,
-                size.stub,
-            )
+            log.info("perfdocs: search index: %s", size)
 
-    def write_for_assistants(self, site: Path, config: Any, taken: set[str]) -> None:
-        """Each page's Markdown beside its HTML, and /llms.txt (assistants.py)."""
+    def write_for_assistants(self, site: Path, nav: NavSections, taken: set[str]) -> None:
+        """Each page's Markdown beside its HTML, and /llms.txt from the nav (assistants.py)."""
+        assert self.project is not None
+        project = self.project
         pages = {src: (m.text, m.source_map, m.links) for src, m in self.markdown.items()}
-        written, problems = write_files(
-            site,
-            pages,
-            self.page_urls,
-            self.dest_of,
-            taken,
-            self.display(config.config_file_path),
-            self.assistant_copies,
-        )
+        shown = self.display(project.config_file)
+        written, problems = write_files(site, pages, self.page_urls, self.dest_of, taken, shown, self.assistant_copies)
         self.report(problems)
-        write_llms_txt(site, config, self.site_nav, written, self.page_titles, self.page_descriptions)
-
-    def site_label(self, site: Path) -> str:
-        """How diagnostics name the built site: its path under the project, else (a temporary directory, as
-        under ``mkdocs serve``, or any other place) the URL path it is served under."""
-        if site.resolve().is_relative_to(self.root.resolve()):
-            return self.display(site)
-        return self.base.rstrip("/")
+        about = (project.site_name, project.site_description, project.site_url)
+        write_llms_txt(site, about, nav, written, self.page_titles, self.page_descriptions)
 
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages
@@ -519,15 +492,12 @@ class BuildState:
         return [os.fspath(path) for path in paths if path.exists()]
 
 
-def require_extensions(config: Any, where: str) -> None:
-    """Stops the build when mkdocs.yml lacks a Markdown extension the dialect's output needs."""
-    missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
-    if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
-        missing.append("pymdownx.tabbed with alternate_style: true")
-    if missing:
-        from mkdocs.exceptions import PluginError
-
-        raise PluginError(f"{where}: perfdocs needs these markdown_extensions: " + ", ".join(missing))
+def site_links(site: Path, base: str, content: Mapping[str, PageHTML], parsed: Parsed, missing: set[str]) -> Report:
+    """The link check of the built site; ``content``: what each page's content holds, as the build parsed it.
+    The theme's menu on the pages it makes alone (404.html) links each nav entry: one that names no page
+    (``missing``) is already a nav-missing-page error at its line of mkdocs.yml, not another broken link."""
+    report = check_site(site, base, known=content, cache=parsed)
+    return replace(report, problems=[p for p in report.problems if not nav_menu_link(p, content, missing, base)])
 
 
 def nav_menu_link(problem: Problem, content: Mapping[str, PageHTML], missing: set[str], base: str) -> bool:
@@ -543,10 +513,10 @@ def nav_menu_link(problem: Problem, content: Mapping[str, PageHTML], missing: se
     return path in missing
 
 
-def read_page(file: Any, display: str) -> tuple[str, Diagnostic | None]:
-    """A page's text, read once (BuildState.sources), or why it cannot be built."""
+def read_page(read: Callable[[], str], display: str) -> tuple[str, Diagnostic | None]:
+    """A page's text, read once (BuildState.sources) by ``read``, or why it cannot be built."""
     try:
-        source = file.content_string
+        source = read()
     except UnicodeDecodeError as exc:
         return "", Diagnostic(
             Location(display, 1),
@@ -598,43 +568,6 @@ def outside_project(files: list[tuple[str, str]], docs_dir: Path, root: Path) ->
         link = next((head for head in heads if (docs_dir / head).is_symlink()), Path(rel))
         found.links.setdefault(link.as_posix(), os.path.realpath(docs_dir / link))
     return found
-
-
-def theme_text(page: Any) -> tuple[str, str | None]:
-    """A page's title and description as text, after escaping both on ``page`` for the theme's templates.
-
-    A front matter title or description is text (metadata.py reports markup in them, and a value that is not
-    a string, which is dropped here so the H1 gives the title); a title from the H1, the nav or the file name
-    is HTML already, as Python-Markdown escapes a heading's text."""
-    meta = page.meta
-    for key in ("title", "description"):
-        if key in meta and not isinstance(meta[key], str):
-            del meta[key]
-    # page.title: the nav's title (mkdocs.yml, set on the instance), else the front matter's, else the H1's
-    nav_title = vars(page).get("title")
-    shown = unescape(nav_title) if isinstance(nav_title, str) else meta.get("title") or unescape(page.title or "")
-    title = meta.get("title") or shown or page.file.src_uri
-    description = meta.get("description")
-    page.title = escape(shown)
-    if "title" in meta:
-        meta["title"] = escape(meta["title"])
-    if description is not None:
-        meta["description"] = escape(description)
-    return title, description
-
-
-def quiet_link_validation(config: Any) -> None:
-    """MkDocs' own checks of Markdown links and anchors down to "ignore": the link check after the build
-    covers both (on the final HTML, with lines), and one broken link should make one report, not two."""
-    links = config.validation.links
-    links.not_found = links.anchors = logging.DEBUG  # what `validation: links: ...: ignore` sets
-
-
-def without_repository(config: Any) -> None:
-    """No repository, no edit links: edit_uri is a path under repo_url (mkdocs.yml gives it a default), and
-    without repo_url MkDocs would make each page's "edit" link a relative path, and warn on every page."""
-    if not config.repo_url:
-        config.edit_uri = None
 
 
 def _key(d: Diagnostic) -> tuple[str, int, str]:

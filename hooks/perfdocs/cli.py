@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import yaml
 
 from . import history
-from .apirefs import ApiIndex, site_index
+from .apirefs import ApiIndex, build_index
 from .budgets import calculator_pages
 from .diagnostics import Diagnostic, Location, did_you_mean, has_errors, sort_key
 from .dialect import Site
@@ -28,6 +28,7 @@ from .expansions import PageExpansions, page_text
 from .external import ExternalConfig
 from .linkcheck import MAP_FILE, LinkMap, base_path, check_site, collect, external_diagnostics, file_for, to_diagnostics
 from .matrix import generated_components
+from .mkdocs_adapter import load_api_config, load_project, page_dest, page_url
 from .pipeline import Rendered, render_source, unshown_parts
 from .project import MissingConfig, Project, ProjectError
 from .redirects import load_redirects
@@ -43,7 +44,7 @@ class UsageError(Exception):
 
 def _project(args: argparse.Namespace) -> Project:
     try:
-        return Project.load(_config_arg(args))
+        return load_project(_config_arg(args))
     except ProjectError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -139,7 +140,7 @@ class _Site:
                 continue
             done = rendered.get(page) or self.render(path)[0]
             ids[page] = heading_ids(done.text, (anchor for anchor, _ in done.ids)) if done is not None else set()
-        dest_of = {page: _built_file(project, page) for page in everything}
+        dest_of = {page: page_dest(project, page) for page in everything}
         files = self.files | frozenset(everything)
         renames = history.GitRenames(project.root, "HEAD", _docs_prefix(project))  # as a build: asked when needed
         problems = [
@@ -195,15 +196,9 @@ class _Site:
         if self._api is None:
             project = self.project
             pages = [(project.docs_path(p), project.display(p), self.read(p)[0] or "") for p in project.pages()]
-            self._api = (site_index(project.config_file, project.display(project.config_file), pages),)
+            settings = load_api_config(project.config_file, project.display(project.config_file))
+            self._api = (build_index(settings, pages) if settings is not None else None,)
         return self._api[0]
-
-
-def _built_file(project: Project, page: str) -> str:
-    """The site file MkDocs builds docs page ``page`` into (its dest_uri)."""
-    from mkdocs.structure.files import File
-
-    return File(page, str(project.docs_dir), str(project.site_dir), project.use_directory_urls).dest_uri
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -314,7 +309,7 @@ def _optional_project(args: argparse.Namespace) -> Project | None:
     """The project when a configuration was given or is in the working directory; None when there is none."""
     given = _config_arg(args)
     try:
-        return Project.load(given)
+        return load_project(given)
     except MissingConfig as exc:
         if given is not None:
             raise UsageError(str(exc)) from exc
@@ -497,10 +492,7 @@ def _preview_base(url: str, fmt: str) -> str:
 
 def _preview_link(project: Project, page: str, preview: str) -> str:
     """Where ``page`` (a project path under docs_dir) is served in the preview, as MkDocs names its URL."""
-    from mkdocs.structure.files import File
-
-    src = project.docs_path(project.root / page)
-    return urljoin(preview, File(src, None, "", project.use_directory_urls).url)
+    return urljoin(preview, page_url(project, project.docs_path(project.root / page)))
 
 
 def _docs_prefix(project: Project) -> str:

@@ -63,6 +63,12 @@ class IndexSize:
     gzip: int  # the same, gzip level 6: what a compressing host sends
     stub: int  # bytes of the index every page load fetches
 
+    def __str__(self) -> str:
+        return (
+            f"{self.sections} sections, {self.raw} bytes (gzip {self.gzip}), fetched on the first query; page loads "
+            f"fetch {self.stub} bytes"
+        )
+
 
 def index_html(content: str) -> str:
     """A page's content HTML as search should read it: no code blocks, no matrix, tab labels on their blocks."""

@@ -123,7 +123,7 @@ class LiveBuilds:
     watched files looked like when it started."""
 
     serving: bool = False
-    state: Any = None  # perfdocs.build.BuildState of the last build
+    build: Any = None  # perfdocs.mkdocs_adapter.MkDocsBuild of the last build (its BuildState: build.state)
     config: Any = None
     files: Any = None
     nav: Any = None
@@ -137,11 +137,11 @@ class LiveBuilds:
         """``mkdocs serve`` without ``--dirty`` rebuilds incrementally (``--dirty`` is MkDocs' own way)."""
         self.serving = command == "serve" and not dirty
 
-    def started(self, state: Any, config: Any, watched: list[str]) -> None:
+    def started(self, build: Any, config: Any, watched: list[str]) -> None:
         """A build starts (on_config): what it will read is what later saves are compared with."""
         if not self.serving:
             return
-        self.state, self.config = state, config
+        self.build, self.config = build, config
         self.files = self.nav = self.env = None
         # the theme's folders too (custom_dir first): an edit there under --watch-theme is a full build
         theme = [os.fspath(d) for d in (config.theme.dirs if config.theme is not None else []) if os.path.isdir(d)]
@@ -178,11 +178,12 @@ class LiveBuilds:
 
     def plan(self, now: Snapshot) -> Plan | None:
         """What to render again for the changes from ``self.seen`` to ``now``; None for a full build."""
-        if self.state is None or self.files is None or self.env is None:
+        if self.build is None or self.files is None or self.env is None:
             return None  # the last build did not get that far
         changed = {path for path in set(now) | set(self.seen) if now.get(path) != self.seen.get(path)}
         docs = Path(self.config.docs_dir)
-        redirects = os.fspath(self.state.project.redirects_file)
+        state = self.build.state
+        redirects = os.fspath(state.project.redirects_file)
         config_file = os.fspath(Path(self.config.config_file_path))
         plan = Plan([])
         for path in changed:
@@ -204,13 +205,13 @@ class LiveBuilds:
                 if "/" in name:
                     return None
                 plan.snippets.add(name)
-            elif rel in self.state.sources:
+            elif rel in state.sources:
                 plan.changed_pages.add(rel)
             else:
                 return None  # a page the last build did not build (unreadable, or not a page)
         affected = set(plan.changed_pages)
         for name in plan.snippets:
-            affected |= self.state.snippet_users.get(name, set())
+            affected |= state.snippet_users.get(name, set())
         order = [f.src_uri for f in self.files.documentation_pages()]
         plan.pages = [src for src in order if src in affected]
         return plan
@@ -220,16 +221,17 @@ class LiveBuilds:
         from mkdocs.commands.build import _build_extra_template, _build_page, _build_theme_template, _populate_page
         from mkdocs.structure.files import InclusionLevel
 
-        state, config, files = self.state, self.config, self.files
+        build, config, files = self.build, self.config, self.files
+        state = build.state
         by_src = {f.src_uri: f for f in files.documentation_pages()}
         before = {src: state.sources[src] for src in plan.changed_pages}
         for src in plan.changed_pages:
-            if not state.read_again(by_src[src]):
+            if not build.read_again(by_src[src]):
                 return False  # the full build reports it and leaves the page out
             if API_MARKER in before[src] or API_MARKER in state.sources[src]:
                 return False  # its entries are in the API index every page's links resolve with
         state.begin_rebuild(plan.snippets)
-        matrix_changed = state.refresh_site_index(files, set(plan.pages))
+        matrix_changed = build.refresh_site_index(files, set(plan.pages))
         if matrix_changed is None:
             return False
         if matrix_changed or plan.snippets:  # the matrix shows each page's snippets and the snippets' own titles
@@ -241,18 +243,18 @@ class LiveBuilds:
         pages = [by_src[src].page for src in plan.pages]
         titles = {page.file.src_uri: state.page_titles.get(page.file.src_uri) for page in pages}
         for page in pages:
-            state.forget(page)
+            build.forget(page)
             _populate_page(page, config, files)
         # on_env, for the pages rendered again: autorefs turns their cross-references into links (the other
         # plugins' on_env write site files once per full build: mkdocstrings' CSS would come out empty now)
         autorefs = config.plugins.get("autorefs")
         if autorefs is not None:
             autorefs.on_env(self.env, config=config, files=files)
-        state.env(files)
+        build.env(files)
         if any(state.page_titles.get(src) != title for src, title in titles.items()):
             return False  # the nav, the footers and the redirect pages of other pages show it
         if plan.redirects:
-            state.load_redirects(files)
+            build.load_redirects(files)
         search = search_plugin(config)
         order = _forget_search_entries(search, [page.url for page in pages])
         doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
@@ -271,7 +273,7 @@ class LiveBuilds:
         if search is not None:
             _restore_search_order(search, order)
             search.on_post_build(config=config)
-        state.post_build(config)
+        build.post_build(config)
         return True
 
 
@@ -280,7 +282,7 @@ class LiveBuilds:
         entry (with the nav's title), which takes what the old one was rendered to."""
         from mkdocs.structure.nav import get_navigation
 
-        config, files, state = self.config, self.files, self.state
+        config, files = self.config, self.files
         old = {f.src_uri: f.page for f in files.documentation_pages()}
         for file in files.documentation_pages():
             file.page = None
@@ -289,7 +291,7 @@ class LiveBuilds:
         nav = get_navigation(files, config)
         for file in files.documentation_pages():
             _carry_over(old[file.src_uri], file.page)
-        state.themed.clear()  # every page's title is taken again from the new nav (BuildState.env)
+        self.build.themed.clear()  # every page's title is taken again from the new nav (MkDocsBuild.env)
         self.nav = config.plugins.on_nav(nav, config=config, files=files)
 
 
@@ -298,7 +300,7 @@ NAV_ATTRIBUTES = {"file", "title", "parent", "children", "previous_page", "next_
 
 def _carry_over(old: Any, new: Any) -> None:
     """What ``old`` (a page of the last build) was rendered to, onto ``new`` (its page in a new nav); its title
-    and description as the front matter gave them (BuildState.env escaped them in place)."""
+    and description as the front matter gave them (MkDocsBuild.env escaped them in place)."""
     for key, value in vars(old).items():
         if key not in NAV_ATTRIBUTES:
             setattr(new, key, value)

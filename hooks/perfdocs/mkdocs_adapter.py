@@ -1,0 +1,370 @@
+"""MkDocs, translated: the one module of the build that knows MkDocs' events and objects (issue 19, item 5).
+
+The hooks file (hooks/perfdocs_hooks.py) forwards each MkDocs event to ``MkDocsBuild``, which hands
+``build.BuildState`` what the event means in perfdocs' own terms (``build.SiteFile``, a Project, paths and
+text) and puts the answers back on MkDocs' objects: the files it drops, the front matter a page may not
+set, the theme's escaped titles, the content a plugin rewrote. The config MkDocs validated becomes a
+``Project`` and an ``ApiConfig`` here too, for the hooks and for the CLI (``load_project``).
+
+Another engine (ProperDocs, another MkDocs fork) needs another module like this one and nothing else:
+tests/test_layers.py checks that only this module and serve.py (MkDocs' live-reload server, patched for
+incremental rebuilds) import MkDocs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from html import escape, unescape
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import load_config
+from mkdocs.exceptions import MkDocsException, PluginError
+from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
+
+from .apiconfig import ApiConfig
+from .build import BuildState, NavSections, SiteFile
+from .diagnostics import display_path
+from .embeds import embed_hosts
+from .gated import gated_models
+from .mkdocstrings_adapter import HANDLER
+from .project import CONFIG_NAMES, MissingConfig, Project, ProjectError
+from .redirects import redirect_hosts
+from .text import markdown_slug, use_slugify
+
+REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
+
+
+class MkDocsBuild:
+    """One build's events, from MkDocs to ``BuildState``. The theme's copies of each page's title and
+    description are escaped here (``env``), and given back when the page is rendered again (``forget``)."""
+
+    def __init__(self) -> None:
+        self.state = BuildState()
+        self.nav_object: Any = None  # MkDocs' nav, for /llms.txt
+        self.themed: set[str] = set()  # docs paths whose title and description env() escaped
+        self.nav_titles: dict[str, str | None] = {}  # docs path -> the nav's title of it, as set
+
+    def config(self, config: Any) -> None:
+        self.__init__()  # type: ignore[misc]  # mkdocs serve keeps the hooks module loaded across full builds
+        project = project_from_config(config)
+        quiet_link_validation(config)
+        settings = api_config(config, project.display(project.config_file))
+        without_repository(config)
+        require_extensions(config, project.display(project.config_file))
+        self.state.start(project, settings, front_matter_body)
+
+    def files(self, files: Any) -> Any:
+        for src in self.state.files([site_file(f) for f in files]):
+            files.remove(files.get_file_from_path(src))
+        return files
+
+    def read_source(self, page: Any) -> str | None:
+        return self.state.sources.get(page.file.src_uri)
+
+    def read_again(self, file: Any) -> bool:
+        return self.state.read_again(site_file(file))
+
+    def load_redirects(self, files: Any) -> None:
+        self.state.load_redirects([site_file(f) for f in files])
+
+    def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
+        return self.state.refresh_site_index([site_file(f) for f in files.documentation_pages()], changed)
+
+    def nav(self, nav: Any, config: Any, files: Any) -> None:
+        self.nav_object = nav
+        in_nav = {page.file.src_uri for page in nav.pages} if config.nav else None
+        self.state.nav(in_nav, [site_file(f) for f in files.documentation_pages()])
+
+    def page_markdown(self, markdown: str, page: Any) -> str:
+        text, refused = self.state.page_markdown(markdown, site_file(page.file))
+        # the calculator's script and styles load on the pages that show it (overrides/main.html), not on every page
+        page.perfdocs_calculator = page.file.src_uri in self.state.calculators
+        for key in refused:  # what the page may not say has no effect either
+            page.meta.pop(key, None)
+        return text
+
+    def page_content(self, html: str, page: Any) -> str:
+        return self.state.page_content(html, site_file(page.file), page.meta.get("scenario"))
+
+    def env(self, files: Any) -> None:
+        """After every plugin's on_env, before any template runs: each page's title and description kept as the
+        text they are (redirect pages, llms.txt), and escaped on the page objects the theme prints. Material
+        prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
+        page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
+        Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
+        self.state.env()
+        for file in files.documentation_pages():
+            if file.page is not None and file.src_uri not in self.themed:
+                self.nav_titles[file.src_uri] = vars(file.page).get("title")
+                self.state.titled(file.src_uri, *theme_text(file.page))
+                self.themed.add(file.src_uri)
+
+    def forget(self, page: Any) -> None:
+        """What this build kept of ``page`` dropped before it is rendered again (serve.py), and the title the nav
+        set given back (env() replaced it with its escaped text)."""
+        self.state.forget(site_file(page.file))
+        src = page.file.src_uri
+        if src in self.themed:
+            self.themed.discard(src)
+            title = self.nav_titles.get(src)
+            if title is None:
+                vars(page).pop("title", None)
+            else:
+                page.title = title
+
+    def page_context(self, page: Any) -> None:
+        if page.content is not None:
+            late = self.state.late_content(site_file(page.file), page.content)
+            if late is not None:
+                page.content = late
+
+    def post_page(self, output: str, page: Any) -> None:
+        self.state.post_page(output, page.file.dest_uri)
+
+    def post_build(self, config: Any) -> None:
+        items = self.nav_object.items if self.nav_object is not None else []
+        sections = nav_sections(items)
+        nav: NavSections = [(title, [(p.file.src_uri, str(p.title)) for p in pages]) for title, pages in sections]
+        self.state.post_build(Path(config.site_dir), nav)
+
+
+def site_file(file: Any) -> SiteFile:
+    """A MkDocs ``File`` as the build sees it."""
+    return SiteFile(
+        file.src_uri,
+        file.dest_uri,
+        file.url,
+        file.abs_src_path,
+        file.is_documentation_page(),
+        file.inclusion.is_included(),
+        lambda: file.content_string,
+        "" if file.url in (".", "./") else file.url,  # MkDocs' Page.url
+    )
+
+
+def front_matter_body(source: str) -> str:
+    """A page's body as MkDocs hands it to on_page_markdown (it drops front matter it cannot parse silently)."""
+    return get_data(source)[0]
+
+
+def page_dest(project: Project, page: str) -> str:
+    """The site file MkDocs builds docs page ``page`` into (its dest_uri)."""
+    return File(page, str(project.docs_dir), str(project.site_dir), project.use_directory_urls).dest_uri
+
+
+def page_url(project: Project, page: str) -> str:
+    """The URL MkDocs serves docs page ``page`` at, relative to the site's root."""
+    return File(page, None, "", project.use_directory_urls).url
+
+
+# -- the configuration -------------------------------------------------------------------------
+def load_project(config_file: str | Path | None = None) -> Project:
+    """Read ``config_file`` (default: mkdocs.yml in the working directory) the way ``mkdocs build -f`` does."""
+    return project_from_config(read_config(config_file))
+
+
+def read_config(config_file: str | Path | None = None) -> Any:
+    """MkDocs' validated config of ``config_file``; ProjectError says what is wrong with it."""
+    path = _config_path(config_file)
+    with _captured("mkdocs") as messages:
+        try:
+            return load_config(str(path))
+        except MkDocsException as exc:
+            errors = [m for m in messages if m.startswith("Config value")] or [str(exc)]
+            raise ProjectError(f"{path}: invalid configuration: " + " ".join("; ".join(errors).split())) from exc
+        except (OSError, ValueError) as exc:  # unreadable file, YAML the loader rejects
+            raise ProjectError(f"{path}: cannot read the configuration: {exc}") from exc
+
+
+def project_from_config(config: Any) -> Project:
+    """From a validated MkDocs config (what ``on_config`` receives)."""
+    config_file = Path(os.path.abspath(config.config_file_path or CONFIG_NAMES[0]))
+    root = config_file.parent
+    shown = display_path(config_file, root)
+    theme_dir = getattr(config.theme, "custom_dir", None) if config.theme is not None else None
+    toc = (config.get("mdx_configs") or {}).get("toc") or {}
+    use_slugify(toc.get("slugify") or markdown_slug)  # automatic heading ids, as the site's toc writes them
+    extra = config.get("extra")
+    return Project(
+        root=root,
+        config_file=config_file,
+        docs_dir=_under(root, config.docs_dir),
+        site_dir=_under(root, config.site_dir),
+        site_url=config.site_url or None,
+        custom_dir=_under(root, theme_dir) if theme_dir else None,
+        extra_css=tuple(str(p) for p in config.extra_css or ()),
+        extra_javascript=tuple(str(getattr(p, "path", p)) for p in config.extra_javascript or ()),
+        hooks=tuple(_under(root, p) for p in (config.get("hooks") or ())),  # keys: paths as in mkdocs.yml
+        watch=tuple(_under(root, p) for p in (config.get("watch") or ())),
+        nav=config.nav,
+        repo_url=config.repo_url or None,
+        edit_uri=config.edit_uri,
+        site_name=config.site_name or "",
+        site_description=config.site_description or None,
+        use_directory_urls=bool(config.use_directory_urls),
+        notebooks=_notebooks(extra),
+        redirect_hosts=redirect_hosts(_perfdocs_setting(extra, "redirect_hosts"), config_file, shown),
+        templates=_templates(config),
+        embed_hosts=embed_hosts(_perfdocs_setting(extra, "embed_hosts"), config_file, shown),
+        gated_models=gated_models(_perfdocs_setting(extra, "gated_models"), config_file, shown),
+    )
+
+
+def api_config(config: Any, display: str = "mkdocs.yml") -> ApiConfig | None:
+    """The API settings of a validated MkDocs config; None when the mkdocstrings plugin is not enabled."""
+    plugins = config.get("plugins") if hasattr(config, "get") else None
+    plugin = plugins.get("mkdocstrings") if plugins is not None else None
+    if plugin is None:
+        return None
+    handlers = plugin.config.get("handlers") if hasattr(plugin, "config") else None
+    if not isinstance(handlers, dict):
+        return None
+    handler = handlers.setdefault(HANDLER, {})
+    options = handler.get("options") or {}
+    namespaces = tuple(str(n) for n in options.get("preload_modules") or ())
+    root = Path(os.path.abspath(config.config_file_path or "mkdocs.yml")).parent
+    return ApiConfig(root, namespaces, handler, display, plugin)
+
+
+def load_api_config(config_file: Path, display: str) -> ApiConfig | None:
+    """The API settings for commands that read the docs without building (``perfdocs lint``, ``render``), read
+    from mkdocs.yml with MkDocs' own loader; None when the mkdocstrings plugin is off."""
+    quiet = logging.getLogger("mkdocs")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        config = load_config(str(config_file))
+    finally:
+        quiet.setLevel(level)
+    return api_config(config, display)
+
+
+def require_extensions(config: Any, where: str) -> None:
+    """Stops the build when mkdocs.yml lacks a Markdown extension the dialect's output needs."""
+    missing = [ext for ext in REQUIRED_EXTENSIONS if ext not in config.markdown_extensions]
+    if not config.mdx_configs.get("pymdownx.tabbed", {}).get("alternate_style"):
+        missing.append("pymdownx.tabbed with alternate_style: true")
+    if missing:
+        raise PluginError(f"{where}: perfdocs needs these markdown_extensions: " + ", ".join(missing))
+
+
+def quiet_link_validation(config: Any) -> None:
+    """MkDocs' own checks of Markdown links and anchors down to "ignore": the link check after the build
+    covers both (on the final HTML, with lines), and one broken link should make one report, not two."""
+    links = config.validation.links
+    links.not_found = links.anchors = logging.DEBUG  # what `validation: links: ...: ignore` sets
+
+
+def without_repository(config: Any) -> None:
+    """No repository, no edit links: edit_uri is a path under repo_url (mkdocs.yml gives it a default), and
+    without repo_url MkDocs would make each page's "edit" link a relative path, and warn on every page."""
+    if not config.repo_url:
+        config.edit_uri = None
+
+
+# -- pages and the nav, as the theme prints them -------------------------------------------------
+def theme_text(page: Any) -> tuple[str, str | None]:
+    """A page's title and description as text, after escaping both on ``page`` for the theme's templates.
+
+    A front matter title or description is text (metadata.py reports markup in them, and a value that is not
+    a string, which is dropped here so the H1 gives the title); a title from the H1, the nav or the file name
+    is HTML already, as Python-Markdown escapes a heading's text."""
+    meta = page.meta
+    for key in ("title", "description"):
+        if key in meta and not isinstance(meta[key], str):
+            del meta[key]
+    # page.title: the nav's title (mkdocs.yml, set on the instance), else the front matter's, else the H1's
+    nav_title = vars(page).get("title")
+    shown = unescape(nav_title) if isinstance(nav_title, str) else meta.get("title") or unescape(page.title or "")
+    title = meta.get("title") or shown or page.file.src_uri
+    description = meta.get("description")
+    page.title = escape(shown)
+    if "title" in meta:
+        meta["title"] = escape(meta["title"])
+    if description is not None:
+        meta["description"] = escape(description)
+    return title, description
+
+
+def nav_sections(items: Iterable[Any]) -> list[tuple[str, list[Any]]]:
+    """MkDocs nav items as (title, pages): each top-level section with every page under it, in nav order, and
+    each top-level page as a section of its own under its nav title. Titles as text (the theme's are HTML)."""
+    sections = []
+    for item in items:
+        if getattr(item, "is_page", False):
+            sections.append((unescape(str(item.title)), [item]))
+        elif getattr(item, "is_section", False):
+            pages = list(_pages_under(item.children))
+            if pages:
+                sections.append((unescape(str(item.title)), pages))
+    return sections
+
+
+def _pages_under(items: Iterable[Any]) -> Iterable[Any]:
+    for item in items:
+        if getattr(item, "is_page", False):
+            yield item
+        elif getattr(item, "is_section", False):
+            yield from _pages_under(item.children)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _config_path(config_file: str | Path | None) -> Path:
+    if config_file is not None:
+        path = Path(config_file)
+        if path.is_dir():
+            path = next((path / n for n in CONFIG_NAMES if (path / n).is_file()), path / CONFIG_NAMES[0])
+    else:
+        path = next((Path(n) for n in CONFIG_NAMES if Path(n).is_file()), Path(CONFIG_NAMES[0]))
+    if not path.is_file():
+        raise MissingConfig(f"{path}: no such config file (give one with -f/--config-file)")
+    return Path(os.path.abspath(path))
+
+
+def _notebooks(extra: Any) -> str | None:
+    """extra.perfdocs.notebooks as written (the dialect says what is wrong with it where a page needs it)."""
+    value = _perfdocs_setting(extra, "notebooks")
+    return None if value is None else str(value)
+
+
+def _perfdocs_setting(extra: Any, name: str) -> Any:
+    perfdocs = extra.get("perfdocs") if isinstance(extra, Mapping) else None
+    return perfdocs.get(name) if isinstance(perfdocs, Mapping) else None
+
+
+def _templates(config: Any) -> tuple[str, ...]:
+    """The theme's static templates and extra_templates, as the files MkDocs writes (sitemap.xml also gzipped)."""
+    names = {*(getattr(config.theme, "static_templates", None) or ()), *(config.get("extra_templates") or ())}
+    return tuple(sorted(names | ({"sitemap.xml.gz"} if "sitemap.xml" in names else set())))
+
+
+def _under(root: Path, path: str | os.PathLike[str]) -> Path:
+    """``path`` as MkDocs means it: relative paths are relative to the directory of mkdocs.yml."""
+    return Path(os.path.normpath(root / path))
+
+
+@contextmanager
+def _captured(logger_name: str) -> Iterator[list[str]]:
+    """The messages logged on ``logger_name`` inside the block, not printed."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.ERROR:
+                messages.append(record.getMessage())
+
+    logger = logging.getLogger(logger_name)
+    handler = Collect()
+    previous = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = previous
