@@ -650,6 +650,32 @@ def test_one_box_per_page_lists_each_problem_once_escaped_once(tmp_path: Path) -
     ]
 
 
+def test_what_the_markdown_side_reported_the_sanitiser_does_not_report_again(tmp_path: Path) -> None:
+    """The dialect refuses a javascript: link at its line; the sanitiser then finds the same href in the HTML and
+    places it at the same line, in its own words. One report in the log, one entry in the page's box (the
+    Reporter's check by line and code, ErrorBoxes' by the same). A second page showing nothing of it is clean."""
+    body = "[click](javascript:alert(1))\n\n<a href=\"javascript:x()\">raw</a>"
+    files = {"docs/index.md": PAGE.format(body=body), "docs/b.md": PAGE.format(body="Clean.")}
+    project = make_project(tmp_path, files)
+    (project / "mkdocs.yml").write_text(CONFIG.replace("  - index.md\n", "  - index.md\n  - b.md\n"))
+    result = build_in_process(project, project / "site", strict=False)
+    output = result.stdout + result.stderr
+    urls = [line for line in output.split("\n") if "[unsafe-url]" in line]
+    assert urls == [
+        "ERROR   -  docs/index.md:6:9: error: link with the javascript: scheme is not allowed [unsafe-url] (link to a "
+        "page, a file in the repository or an https:// URL)",
+        "ERROR   -  docs/index.md:8:4: error: URL with the javascript: scheme is not allowed [unsafe-url]" + REMOVED,
+    ]
+    from selectolax.lexbor import LexborHTMLParser
+
+    boxes = LexborHTMLParser(article(project / "site", "index.html")).css("div.admonition.failure")
+    assert [li.text().split(": error")[0].split(": ")[0] for li in boxes[0].css("li")] == [
+        "docs/index.md:6:9",
+        "docs/index.md:8:4",
+    ]
+    assert LexborHTMLParser(article(project / "site", "b/index.html")).css("div.admonition.failure") == []
+
+
 REDIRECTED = {
     "docs/guide/index.md": PAGE.format(body="x"),
 }

@@ -89,7 +89,6 @@ class PageMarkdown:
 
     text: str
     source_map: SourceMap
-    reported: set[tuple[str, int, str]]  # (path, line, code) of the diagnostics already reported
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
 
 
@@ -311,7 +310,6 @@ class BuildState:
         self.markdown[src] = PageMarkdown(
             rendered.text,
             rendered.source_map,
-            {(d.location.path, d.location.line, d.code) for d in problems + rendered.diagnostics},
             rendered.links,
         )
         dest = file.dest
@@ -432,11 +430,11 @@ class BuildState:
             located = locate_findings(findings, markdown, self.file_display(file))
             if late:  # the Markdown side never saw what a plugin wrote
                 hint = "written by a plugin after the sanitiser; removed from the page"
-                new = [replace(d, hint=hint) for d in located]
-            else:
-                new = [d for d in located if not markdown or _key(d) not in markdown.reported]
-            self.report(new)
-            self.boxes.add(file.dest, new)
+                located = [replace(d, hint=hint) for d in located]
+                self.report(located)
+            else:  # what the Markdown side already reported at that line, in its own words, is not reported again
+                self.report(self.reporter.unreported(located, any_message=True))
+            self.boxes.add(file.dest, located, new_places=not late)
         return cleaned
 
     def post_page(self, output: str, dest: str) -> None:
@@ -568,10 +566,6 @@ def outside_project(files: list[tuple[str, str]], docs_dir: Path, root: Path) ->
         link = next((head for head in heads if (docs_dir / head).is_symlink()), Path(rel))
         found.links.setdefault(link.as_posix(), os.path.realpath(docs_dir / link))
     return found
-
-
-def _key(d: Diagnostic) -> tuple[str, int, str]:
-    return (d.location.path, d.location.line, d.code)
 
 
 def locate_findings(findings: list[Finding], markdown: PageMarkdown | None, page_path: str) -> list[Diagnostic]:

@@ -118,6 +118,7 @@ class Reporter:
     logger: logging.Logger
     reported: set[str] = field(default_factory=set)
     reported_at: set[tuple[str, str, str]] = field(default_factory=set)  # (place, code, message) reported
+    reported_lines: set[tuple[str, int, str]] = field(default_factory=set)  # (path, line, code) reported
 
     def report(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:
@@ -129,16 +130,22 @@ class Reporter:
                 continue
             self.reported.add(key)
             self.reported_at.add((str(d.location), d.code, d.message))
+            self.reported_lines.add((d.location.path, d.location.line, d.code))
             if d.level == "error":
                 self.logger.error(text)
             else:
                 self.logger.warning(text)
 
-    def unreported(self, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-        """Those of ``diagnostics`` not reported at their place yet, whatever their hint."""
+    def unreported(self, diagnostics: Iterable[Diagnostic], *, any_message: bool = False) -> list[Diagnostic]:
+        """Those of ``diagnostics`` not reported at their place yet, whatever their hint. ``any_message``: nor a
+        problem of the same code at the same line, in other words (the sanitiser's finding of a construct the
+        Markdown side already reported there)."""
+        if any_message:
+            return [d for d in diagnostics if (d.location.path, d.location.line, d.code) not in self.reported_lines]
         return [d for d in diagnostics if (str(d.location), d.code, d.message) not in self.reported_at]
 
     def forget(self) -> None:
         """Report everything afresh (an incremental rebuild under mkdocs serve)."""
         self.reported.clear()
         self.reported_at.clear()
+        self.reported_lines.clear()

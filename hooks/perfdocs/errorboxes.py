@@ -19,8 +19,14 @@ class ErrorBoxes:
         self.boxes: dict[str, str] = {}  # dest file -> the box it got when the boxes were last written
         self.written: set[str] = set()  # dest files the theme wrote in this (re)build
 
-    def add(self, dest: str, errors: list[Diagnostic]) -> None:
-        self.errors.setdefault(dest, []).extend(errors)
+    def add(self, dest: str, errors: list[Diagnostic], *, new_places: bool = False) -> None:
+        """``errors`` into the page's box; ``new_places``: only those at a line where the box has no problem of the
+        same code yet (the sanitiser's words for a construct the Markdown side reported)."""
+        found = self.errors.setdefault(dest, [])
+        if new_places:
+            places = {(d.location.path, d.location.line, d.code) for d in found}
+            errors = [d for d in errors if (d.location.path, d.location.line, d.code) not in places]
+        found.extend(errors)
 
     def printed(self, dest: str, output: str) -> None:
         """The theme printed the page ``dest``."""
