@@ -215,9 +215,9 @@ def test_the_expansion_knows_which_of_its_lines_are_code_after_a_box_left_out(pr
 def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The technique matrix reads which snippets each scenario page includes, and the page is rendered from its
-    expansion: one expansion per page serves both (expansions.PageExpansions), in a build and in perfdocs lint,
-    and the matrix still links each."""
+    """The technique matrix reads which snippets each scenario page includes, the "Tested with" badge counts the
+    recipes of its page, and the page is rendered from its expansion: one expansion per page serves all three
+    (expansions.PageExpansions), in a build and in perfdocs lint, and the matrix still links each."""
     import perfdocs.matrix
     import perfdocs.pipeline
     from perfdocs.cli import main
@@ -229,7 +229,8 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
         "mkdocs.yml": minimal_config("once"),
         "docs/index.md": "---\nscenario: overview\n---\n# Overview\n\n<TechniqueMatrix/>\n",
         "docs/performance/_theory/amp.md": "---\ntitle: Mixed precision\nhelps: [speed]\nsummary: s\n---\nHalf.\n",
-        "docs/train.md": '---\nscenario: train-gpu-one\n---\n# Train\n\n## Precision\n\n<Theory name="amp"/>\n',
+        # the badge counts the recipes of the page's expansion: the same one
+        "docs/train.md": '---\nscenario: train-gpu-one\n---\n# Train\n\n<TestedWith/>\n\n## Precision\n\n<Theory name="amp"/>\n',
         "docs/infer.md": '---\nscenario: infer-cpu\n---\n# Infer\n\n## Precision\n\n<Theory name="amp"/>\n',
     }
     for rel, text in files.items():

@@ -116,12 +116,14 @@ class _Site:
             sources = [(p, s) for p in project.pages() if (s := self.read(p)[0]) is not None]
             self.theory.scan([page_text(project.docs_path(p), project.display(p), s) for p, s in sources])
             self._scanned = True
-        generated = generated_components(source, self.library, self.theory.matrix, page)
         api = self.api() if "[`" in source or "[[autodoc]]" in source else None
         text = source.replace("\r\n", "\n")
 
         def expand(body: str, scenario: str | None) -> Expansion:
             return self.theory.expand(page, shown, text, body, scenario)
+
+        def generated(expansion: Expansion | None) -> dict[str, list[str]]:  # the badge counts the same expansion
+            return generated_components(source, self.library, self.theory.matrix, page, expansion)
 
         site = self.site(page, api)
         rendered = render_source(source, shown, self.library, self.project.root, generated, site, expand)

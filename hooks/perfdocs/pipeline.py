@@ -168,12 +168,13 @@ def render_source(
     page_path: str,
     library: SnippetLibrary,
     root: Path,
-    generated: dict[str, list[str]] | None = None,
+    generated: dict[str, list[str]] | Callable[[Expansion | None], dict[str, list[str]]] | None = None,
     site: Site | None = None,
     expand: Callable[[str, str | None], Expansion] | None = None,
 ) -> Rendered:
     """A whole page file (front matter included), as the CLI and tests see it; ``expand``: the expansion of
-    (body, scenario), when the caller keeps them (the CLI's expansions.PageExpansions)."""
+    (body, scenario), when the caller keeps them (the CLI's expansions.PageExpansions); ``generated``: the
+    generated components' lines, or what makes them from the page's expansion (matrix.generated_components)."""
     source = source.replace("\r\n", "\n")
     whole = page_problems(source, page_path)
     if whole:
@@ -181,6 +182,8 @@ def render_source(
     front = split_front_matter(source)
     scenario, problems, _ = page_scenario(source, front.data, front.error, front.error_line, page_path)
     expansion = expand(front.body, scenario) if expand is not None else None
+    if callable(generated):
+        generated = generated(expansion)
     rendered = render_body(
         front.body,
         page_path,
