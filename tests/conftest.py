@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import difflib
+import fcntl
+import json
 import os
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,32 +45,52 @@ def root() -> Path:
     return ROOT
 
 
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], Any]) -> tuple[Path, Any]:
+    """``make(directory)`` run once per test run, whichever pytest-xdist worker asks first; the others wait for it
+    and get the same directory and result (``make`` returns plain JSON data). Each worker would otherwise build
+    the same site again: under ``-n 2`` every session fixture below ran twice."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory, which every worker's own lies in
+    out, result = base / name, base / f"{name}.json"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not result.is_file():
+            shutil.rmtree(out, ignore_errors=True)  # what a worker that failed here left
+            out.mkdir()
+            result.write_text(json.dumps(make(out)), encoding="utf-8")
+    return out, json.loads(result.read_text(encoding="utf-8"))
+
+
+def _built(project: Path, site: Path, **options: Any) -> dict[str, Any]:
+    from .sitetools import build
+
+    done = build(project, site, **options)
+    return {"returncode": done.returncode, "output": done.stdout + done.stderr, "stderr": done.stderr}
+
+
 @pytest.fixture(scope="session")
 def site_bare(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test run as a fresh clone builds it (nothing deployed), for every test that
     only reads it; the build logs no warning and no error."""
-    from .sitetools import build
-
-    out = tmp_path_factory.mktemp("bare")
-    result = build(ROOT, out)
-    assert result.returncode == 0, result.stderr
-    assert "ERROR" not in result.stderr and "WARNING" not in result.stderr, result.stderr
-    return out
+    out, result = once_per_run(tmp_path_factory, "bare", lambda d: _built(ROOT, d / "site"))
+    assert result["returncode"] == 0, result["stderr"]
+    assert "ERROR" not in result["stderr"] and "WARNING" not in result["stderr"], result["stderr"]
+    return out / "site"
 
 
 @pytest.fixture(scope="session")
 def site_as_deployed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once per test run as it is deployed (canonical links, repository, edit links);
     PERFDOCS_BROWSER_SITE names a site built earlier, to iterate on the tests against it."""
-    from .sitetools import DEPLOYMENT, build
+    from .sitetools import DEPLOYMENT
 
     prebuilt = os.environ.get("PERFDOCS_BROWSER_SITE")
     if prebuilt:
         return Path(prebuilt)
-    out = tmp_path_factory.mktemp("site")
-    result = build(ROOT, out, deploy=DEPLOYMENT)
-    assert result.returncode == 0, result.stderr
-    return out
+    out, result = once_per_run(tmp_path_factory, "deployed", lambda d: _built(ROOT, d / "site", deploy=DEPLOYMENT))
+    assert result["returncode"] == 0, result["stderr"]
+    return out / "site"
 
 
 @pytest.fixture(scope="session")
@@ -74,16 +98,17 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
     """The attacker's site (tests/hostile.py), built once with --strict (the output it printed) and once
     without, as mkdocs serve and pull request previews build: (project, strict output, built site)."""
     from .hostile import make_hostile_project
-    from .sitetools import build
 
-    tmp = tmp_path_factory.mktemp("hostile")
-    project = make_hostile_project(tmp)
-    strict = build(project, tmp / "strict")
-    assert strict.returncode != 0, strict.stdout + strict.stderr
-    lenient = build(project, tmp / "site", strict=False)
-    assert lenient.returncode == 0, lenient.stderr
-    assert "Traceback" not in lenient.stdout + lenient.stderr
-    return project, strict.stdout + strict.stderr, tmp / "site"
+    def make(tmp: Path) -> dict[str, Any]:
+        project = make_hostile_project(tmp)
+        return {"strict": _built(project, tmp / "strict"), "lenient": _built(project, tmp / "site", strict=False)}
+
+    tmp, result = once_per_run(tmp_path_factory, "hostile", make)
+    strict, lenient = result["strict"], result["lenient"]
+    assert strict["returncode"] != 0, strict["output"]
+    assert lenient["returncode"] == 0, lenient["stderr"]
+    assert "Traceback" not in lenient["output"]
+    return tmp / "project", strict["output"], tmp / "site"
 
 
 def check_golden(path: Path, actual: str, update: bool) -> None:
