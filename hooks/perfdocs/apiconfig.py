@@ -17,3 +17,4 @@ class ApiConfig:
     handler: dict[str, Any] | None = None  # the Python handler's live config: its ``paths`` are set per build
     config_file: str = "mkdocs.yml"  # as diagnostics name it
     plugin: Any = None  # the mkdocstrings plugin, whose Python handler may already exist (see use_subset)
+    settings: str = ""  # the rest of mkdocs.yml that decides how an entry renders (apicache.settings_key of it)

@@ -22,20 +22,24 @@ documents renders as code, as doc-builder renders it; a name no library has is a
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Self
 
 import griffe
 
 from . import markdown as md
+from .apicache import INDEX_DIR, RenderCache, Snapshot, captured_logs, replay_logs, settings_key
 from .apiconfig import ApiConfig
 from .apilinks import MODULE_NAME_RE
 from .apisources import (
@@ -50,7 +54,7 @@ from .apisources import (
 )
 from .diagnostics import Diagnostic, Location, display_path
 from .docstrings import use_index
-from .mkdocstrings_adapter import forget_loaded, made_handler, python_handler, search_path
+from .mkdocstrings_adapter import cache_renders, forget_loaded, made_handler, python_handler, search_path
 from .text import MARKER_RE, MEMBER_RE, marker_groups
 
 __all__ = [
@@ -913,25 +917,79 @@ def build_index(
             source.cache,
         )
 
-    index = ApiIndex.from_sources(config.namespaces, sources, config.root / DEFINITIONS_DIR, refetch if fetch else None)
+    # every [[autodoc]] line; a malformed one the dialect reports
+    blocks = [(p, d, b) for p, d, text in sorted(pages) for b in autodoc_blocks(text) if " " not in b.name]
+    snapshot = index_snapshot(config, sources, blocks)
+    definitions = config.root / DEFINITIONS_DIR
+    index = restored_index(snapshot, sources, definitions)
+    if index is None:
+        index = ApiIndex.from_sources(config.namespaces, sources, definitions, refetch if fetch else None)
+        problems += [sources_problem(where, n, sources[n].version, why) for n, why in index.unavailable.items()]
+        for name in config.namespaces:  # the others: library_sources reported why
+            if name not in index.libraries:
+                index.unavailable.setdefault(name, f"the sources of {name} are not available")
+        for page, display, block in blocks:
+            index.add_entry(page, Location(display, block.line, block.col), block.name, block.members)
+        if not index.unavailable:
+            with contextlib.suppress(OSError):  # a source went away: the build reports it; nothing is kept
+                snapshot.save((file_stats(index), index))
     index.root = config.root
-    problems += [sources_problem(where, n, sources[n].version, why) for n, why in index.unavailable.items()]
-    for name in config.namespaces:  # the others: library_sources reported why
-        if name not in index.libraries:
-            index.unavailable.setdefault(name, f"the sources of {name} are not available")
     index.problems = problems
     use_index(index)
-    for page, display, text in sorted(pages):
-        for block in autodoc_blocks(text):
-            if " " in block.name:
-                continue  # the dialect reports the malformed line
-            index.add_entry(page, Location(display, block.line, block.col), block.name, block.members)
     if any(name not in index.unavailable for name in index.libraries):
         subset = _write_subset(config, index, refetch if fetch else None)
         if subset is not None:
             use_subset(config, subset)
-            check_entries(config, index)
+            cache = render_cache(config, index)
+            handler = python_handler(config.plugin)
+            if handler is not None and cache is not None:
+                cache_renders(handler, cache)
+            check_entries(config, index, cache)
     index.sealed = True
+    return index
+
+
+def index_snapshot(
+    config: ApiConfig, sources: Mapping[str, Source], blocks: list[tuple[str, str, AutodocLine]]
+) -> Snapshot:
+    """Where the index of these sources with these [[autodoc]] lines is kept, once its entries are registered."""
+    parts = [f"griffe {griffe_version()}", sys.version, repr(config.namespaces), repr(blocks)]
+    parts += [f"{s.name} {s.version} {s.root} {s.cache}" for _, s in sorted(sources.items())]
+    return Snapshot(config.root / INDEX_DIR, parts)
+
+
+def griffe_version() -> str:
+    for name in ("griffelib", "griffe"):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return "-"
+
+
+def file_stats(index: Libraries) -> dict[str, tuple[int, int]]:
+    """Each module file the index read: (size, time), to tell a kept index from sources changed in place."""
+    stats = {}
+    for library in index.libraries.values():
+        for file in library.files.values():
+            stat = file.stat()
+            stats[str(file)] = (stat.st_size, stat.st_mtime_ns)
+    return stats
+
+
+def restored_index(snapshot: Snapshot, sources: Mapping[str, Source], definitions: Path) -> ApiIndex | None:
+    """The index a build of the same sources and [[autodoc]] lines kept (None: none, or a file it read changed)."""
+    kept = snapshot.load()
+    if not (isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[1], ApiIndex)):
+        return None
+    stats, index = kept
+    try:
+        if file_stats(index) != stats:
+            return None
+    except OSError:
+        return None
+    for name, library in index.libraries.items():
+        library.source, library.cache = sources[name], definitions
     return index
 
 
@@ -1019,34 +1077,75 @@ def _write_subset(config: ApiConfig, index: ApiIndex, refetch: Callable[[Source]
     return None  # not reached: by then every library is dropped, and the empty subset is written
 
 
-def check_entries(config: ApiConfig, index: ApiIndex) -> None:
+def render_cache(config: ApiConfig, index: ApiIndex) -> RenderCache | None:
+    """The cache of this build's generation: the sources read (each file's size and time, for an editable
+    install), the module subset, the handler's and the Markdown settings, and every entry with its ids. None
+    when a source file cannot be read (the build reports it): nothing is reused or kept then."""
+    handler = dict(config.handler or {})
+    handler["paths"] = [display_path(p, config.root) for p in handler.get("paths") or []]  # the project may move
+    parts = [settings_key(handler), config.settings]
+    for name, library in sorted(index.libraries.items()):
+        parts.append(f"{name} {library.source.version} {display_path(library.source.root, config.root)}")
+        for path, file in sorted(library.files.items()):
+            try:
+                stat = file.stat()
+            except OSError:
+                return None
+            parts.append(f"{path} {stat.st_size} {stat.st_mtime_ns}")
+    parts += [f"unavailable {name}: {why}" for name, why in sorted(index.unavailable.items())]
+    for key, entry in sorted(index.entries.items()):
+        parts.append(repr((key, entry.identifier, entry.canonical, entry.kind, entry.page, entry.members)))
+        parts.append(repr((entry.inherited, sorted(entry.anchors.items()), entry.library)))
+    return RenderCache.open(config.root, parts)
+
+
+def check_entries(config: ApiConfig, index: ApiIndex, cache: RenderCache | None = None) -> None:
     """Collects every entry the way mkdocstrings will, before any page is rendered: mkdocstrings aborts the
     whole build on an object it cannot collect, so such an entry becomes a located error on its [[autodoc]]
-    line instead. In a build this is mkdocstrings' own handler, which keeps what it loaded for the pages."""
+    line instead. In a build this is mkdocstrings' own handler, which keeps what it loaded for the pages.
+    What a build of the same generation found (``cache``) is not collected again: its logs are logged again."""
     if not index.entries or index.subset is None:
         return
+    entries = list(index.entries.values())
+    found = [cache.get("checked", e.identifier) for e in entries] if cache is not None else [None]
     handler = python_handler(config.plugin)
+    if all(record is not None for record in found):
+        assert cache is not None
+        shown = display_path(cache.folder, config.root)
+        log.info("perfdocs: API reference: %d entries as a build of the same sources made them (%s)",
+                 len(entries), shown)
+        for entry, record in zip(entries, found, strict=True):
+            assert record is not None
+            replay_logs(record["logs"])
+            if record["failed"] is not None:
+                index.drop_entry(entry, collect_problem(entry, record["failed"]))
+        return
     collect = _collector(handler, index)
     dropped = False
-    for entry in list(index.entries.values()):
-        try:
-            collect(entry.identifier)
-        except Exception as exc:  # noqa: BLE001 - griffe and mkdocstrings raise many kinds; each is the reason shown
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            index.drop_entry(
-                entry,
-                Problem(
-                    f"[[autodoc]] {entry.identifier}: mkdocstrings cannot collect it from the library's source "
-                    f"({reason})",
-                    "unknown-api-object",
-                    "the object exists at run time only; link to it instead of documenting it here",
-                ),
-            )
+    for entry in entries:
+        with captured_logs() as logs:
+            try:
+                collect(entry.identifier)
+                reason = None
+            except Exception as exc:  # noqa: BLE001 - griffe and mkdocstrings raise many kinds; each is the reason
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if cache is not None:
+            cache.put("checked", entry.identifier, {"failed": reason, "logs": logs})
+        if reason is not None:
+            index.drop_entry(entry, collect_problem(entry, reason))
             dropped = True
     if dropped and handler is not None:
         # The docstrings it read were rewritten with links to every entry, the dropped ones too, which would
         # be unresolved cross-references: it reads them again for the pages, with those links as code.
         forget_loaded(handler)
+
+
+def collect_problem(entry: Entry, reason: str) -> Problem:
+    return Problem(
+        f"[[autodoc]] {entry.identifier}: mkdocstrings cannot collect it from the library's source ({reason})",
+        "unknown-api-object",
+        "the object exists at run time only; link to it instead of documenting it here",
+    )
 
 
 def _collector(handler: Any, index: ApiIndex) -> Any:

@@ -26,6 +26,7 @@ from mkdocs.exceptions import MkDocsException, PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils.meta import get_data
 
+from .apicache import settings_key
 from .apiconfig import ApiConfig
 from .build import BuildState, NavSections, SiteFile
 from .diagnostics import display_path
@@ -228,7 +229,23 @@ def api_config(config: Any, display: str = "mkdocs.yml") -> ApiConfig | None:
     options = handler.get("options") or {}
     namespaces = tuple(str(n) for n in options.get("preload_modules") or ())
     root = Path(os.path.abspath(config.config_file_path or "mkdocs.yml")).parent
-    return ApiConfig(root, namespaces, handler, display, plugin)
+    rendering = {
+        "markdown_extensions": config.get("markdown_extensions"),
+        "mdx_configs": config.get("mdx_configs"),
+        "theme": getattr(config.get("theme"), "name", None),
+        "mkdocstrings": {k: v for k, v in plugin.config.items() if k != "handlers"},
+        "templates": template_files(plugin.config.get("custom_templates"), root),
+    }
+    return ApiConfig(root, namespaces, handler, display, plugin, settings_key(rendering))
+
+
+def template_files(folder: str | None, root: Path) -> list[str]:
+    """The custom templates mkdocstrings renders entries with, by name, size and time (none: [])."""
+    if not folder:
+        return []
+    base = root / folder
+    files = sorted(p for p in base.rglob("*") if p.is_file())
+    return [f"{p.relative_to(base)} {p.stat().st_size} {p.stat().st_mtime_ns}" for p in files]
 
 
 def load_api_config(config_file: Path, display: str) -> ApiConfig | None:
