@@ -9,6 +9,8 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+from perfdocs.apicache import INDEX_DIR, RENDER_DIR
+
 from .conftest import ROOT
 
 # The least a project needs for the hooks: the theme, the hooks, and the Markdown extensions they require.
@@ -49,8 +51,10 @@ DEPLOY_VARS = ("SITE_URL", "REPO_URL", "REPO_NAME", "EDIT_URI", "GITHUB_REPOSITO
 DEPLOYMENT = {"SITE_URL": "https://docs.perfdocs.test/", "REPO_URL": "https://git.perfdocs.test/team/perfdocs"}
 
 
-def copy_project(dest: Path) -> Path:
-    """A copy of everything a build reads, so a test can break it without touching the repo."""
+def copy_project(dest: Path, kept: bool = True) -> Path:
+    """A copy of everything a build reads, so a test can break it without touching the repo. ``kept``: with
+    what the repository's own builds kept for the next (the API index and entries, perfdocs.apicache), as a
+    developer's checkout has them; hard links, since a build replaces those files and never writes into one."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in PROJECT_FILES:
         src = ROOT / name
@@ -60,6 +64,11 @@ def copy_project(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dest / name)
+    for folder in (INDEX_DIR, RENDER_DIR) if kept else ():
+        try:
+            shutil.copytree(ROOT / folder, dest / folder, copy_function=os.link, ignore=shutil.ignore_patterns("*.tmp"))
+        except (OSError, shutil.Error):  # none yet, or a build in another worker replacing it now: a cold build
+            shutil.rmtree(dest / folder, ignore_errors=True)
     return dest
 
 

@@ -1,5 +1,6 @@
 """The API reference kept across builds (apicache): what a build reuses is what the first build made, logs
-included, and nothing is reused once what it was made from changed."""
+included, and nothing is reused once what it was made from changed. That the real site built with what a
+first build kept is byte for byte that first build is tests/test_reproducible.py."""
 
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ from xml.etree import ElementTree
 import griffe
 import pytest
 from perfdocs import apirefs
-from perfdocs.apicache import KEEP, RENDER_DIR, RenderCache, Snapshot
+from perfdocs.apicache import KEEP, RenderCache, Snapshot
 from perfdocs.apirefs import build_index
 from perfdocs.apisources import Source
 from perfdocs.mkdocstrings_adapter import cache_renders
 
-from .sitetools import build, copy_project
 from .test_api_sources import PAGE, pip, project, write_fakelib  # noqa: F401 - fixtures
 
 WARNING = "griffe: fakelib.Thing: no type for parameter x"
@@ -188,20 +188,3 @@ def test_the_index_is_kept_until_a_source_or_an_entry_changes(
     build_index(project, [("api.md", "docs/api.md", PAGE + "\n[[autodoc]] fakelib.other.Other\n")])
     assert visited  # another entry: the index is made again
 
-
-@pytest.mark.slow
-def test_a_second_build_reuses_the_api_reference_and_writes_the_same_site(tmp_path: Path) -> None:
-    """The real site from an empty cache, then again: the second build says it reused the entries, and every
-    file it writes is byte for byte the first build's (objects.inv, the table of contents and ids included)."""
-    copy = copy_project(tmp_path / "project")
-    assert not (copy / RENDER_DIR).exists()
-    first = build(copy, tmp_path / "one")
-    assert first.returncode == 0, first.stderr
-    assert "API reference:" not in first.stderr and any((copy / RENDER_DIR).iterdir())
-    second = build(copy, tmp_path / "two")
-    assert second.returncode == 0, second.stderr
-    assert "INFO    -  perfdocs: API reference: " in second.stderr, second.stderr
-    one = {p.relative_to(tmp_path / "one"): p.read_bytes() for p in (tmp_path / "one").rglob("*") if p.is_file()}
-    two = {p.relative_to(tmp_path / "two"): p.read_bytes() for p in (tmp_path / "two").rglob("*") if p.is_file()}
-    assert sorted(one) == sorted(two)
-    assert [str(path) for path in one if one[path] != two[path]] == []
