@@ -32,7 +32,6 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Self
 
@@ -953,27 +952,19 @@ def index_snapshot(
     config: ApiConfig, sources: Mapping[str, Source], blocks: list[tuple[str, str, AutodocLine]]
 ) -> Snapshot:
     """Where the index of these sources with these [[autodoc]] lines is kept, once its entries are registered."""
-    parts = [f"griffe {griffe_version()}", sys.version, repr(config.namespaces), repr(blocks)]
+    parts = [sys.version, repr(config.namespaces), repr(blocks)]  # griffe's version: in every generation key
     parts += [f"{s.name} {s.version} {s.root} {s.cache}" for _, s in sorted(sources.items())]
     return Snapshot(config.root / INDEX_DIR, parts)
 
 
-def griffe_version() -> str:
-    for name in ("griffelib", "griffe"):
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return "-"
-
-
 def file_stats(index: Libraries) -> dict[str, tuple[int, int]]:
-    """Each module file the index read: (size, time), to tell a kept index from sources changed in place."""
+    """Each module the index read: its file's (size, time), to tell sources changed in place (an editable
+    install, a source edited) from the ones a kept index or kept entries were made from."""
     stats = {}
     for library in index.libraries.values():
-        for file in library.files.values():
+        for path, file in library.files.items():
             stat = file.stat()
-            stats[str(file)] = (stat.st_size, stat.st_mtime_ns)
+            stats[path] = (stat.st_size, stat.st_mtime_ns)
     return stats
 
 
@@ -1086,12 +1077,10 @@ def render_cache(config: ApiConfig, index: ApiIndex) -> RenderCache | None:
     parts = [settings_key(handler), config.settings]
     for name, library in sorted(index.libraries.items()):
         parts.append(f"{name} {library.source.version} {display_path(library.source.root, config.root)}")
-        for path, file in sorted(library.files.items()):
-            try:
-                stat = file.stat()
-            except OSError:
-                return None
-            parts.append(f"{path} {stat.st_size} {stat.st_mtime_ns}")
+    try:
+        parts += [f"{path} {size} {time}" for path, (size, time) in sorted(file_stats(index).items())]
+    except OSError:
+        return None
     parts += [f"unavailable {name}: {why}" for name, why in sorted(index.unavailable.items())]
     for key, entry in sorted(index.entries.items()):
         parts.append(repr((key, entry.identifier, entry.canonical, entry.kind, entry.page, entry.members)))
@@ -1108,7 +1097,6 @@ def check_entries(config: ApiConfig, index: ApiIndex, cache: RenderCache | None 
         return
     entries = list(index.entries.values())
     found = [cache.get("checked", e.identifier) for e in entries] if cache is not None else [None]
-    handler = python_handler(config.plugin)
     if all(record is not None for record in found):
         assert cache is not None
         shown = display_path(cache.folder, config.root)
@@ -1120,6 +1108,7 @@ def check_entries(config: ApiConfig, index: ApiIndex, cache: RenderCache | None 
             if record["failed"] is not None:
                 index.drop_entry(entry, collect_problem(entry, record["failed"]))
         return
+    handler = python_handler(config.plugin)
     collect = _collector(handler, index)
     dropped = False
     for entry in entries:

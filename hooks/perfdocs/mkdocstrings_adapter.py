@@ -53,8 +53,8 @@ def options_key(identifier: str, options: Any) -> str:
     """An entry's key in the render cache: its identifier and the handler's options for it, but the griffe
     extensions (objects whose repr changes from run to run; the handler's config is in the generation)."""
     if dataclasses.is_dataclass(options):
-        shown = sorted((f.name, repr(getattr(options, f.name))) for f in dataclasses.fields(options))
-        shown = [item for item in shown if item[0] != "extensions"]
+        fields = dataclasses.fields(options)
+        shown = sorted((f.name, repr(getattr(options, f.name))) for f in fields if f.name != "extensions")
     else:
         shown = [("options", repr(options))]
     return repr((identifier, shown))
