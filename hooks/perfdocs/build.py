@@ -43,7 +43,7 @@ from .linkcheck import (
 )
 from .matrix import generated_components
 from .measured import RESULTS
-from .parallel import fork_map
+from .parallel import Ahead
 from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
 from .project import Project
 from .recipes import marker_problems
@@ -66,6 +66,40 @@ _RENDERING: BuildState | None = None  # the state forked workers render pages wi
 def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered, frozenset[str]]]:
     assert _RENDERING is not None
     return [_RENDERING.render_page(*page) for page in pages]
+
+
+PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
+
+
+@dataclass
+class RenderedAhead:
+    """The site's pages rendered in forked workers while MkDocs goes on with the pages one by one on this core
+    (BuildState.prerender). Pages with a component generated from every page (<TechniqueMatrix/>) are not."""
+
+    ahead: Ahead[PageText, PageRender] | None = None
+    places: dict[str, tuple[int, str]] = field(default_factory=dict)  # docs path -> (place in ahead, its body)
+
+    def start(self, state: BuildState, texts: list[PageText]) -> None:
+        global _RENDERING
+        self.stop()
+        pages = [text for text in texts if "<TechniqueMatrix" not in text[2]]
+        _RENDERING = state
+        try:
+            self.ahead = Ahead(_render_chunk, pages)
+        finally:
+            _RENDERING = None
+        self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
+
+    def take(self, src: str, markdown: str) -> PageRender | None:
+        """The page's result, when it was rendered from the same Markdown and the workers got there first."""
+        place, body = self.places.pop(src, (-1, None))
+        return self.ahead.take(place) if self.ahead is not None and body == markdown else None
+
+    def stop(self) -> None:
+        """The workers stopped: every page is converted, or the build starts again."""
+        if self.ahead is not None:
+            self.ahead.close()
+        self.ahead, self.places = None, {}
 
 
 @dataclass(frozen=True)
@@ -114,7 +148,7 @@ class BuildState:
     api: ApiIndex | None = None  # what the site documents; built in on_files, before any page is converted
     link_map: LinkMap = field(default_factory=LinkMap)
     markdown: dict[str, PageMarkdown] = field(default_factory=dict)
-    prerendered: dict[str, tuple[str, tuple[list[Diagnostic], Rendered, frozenset[str]]]] = field(default_factory=dict)
+    prerendered: RenderedAhead = field(default_factory=RenderedAhead)
     content_links: dict[str, PageHTML] = field(default_factory=dict)  # dest file -> links and ids of its content
     renames: Mapping[str, str] = field(default_factory=dict)  # docs path -> new path, as git sees HEAD (start)
     search_texts: dict[str, SearchPage] = field(default_factory=dict)  # page URL -> search.search_page
@@ -147,6 +181,7 @@ class BuildState:
     def start(self, project: Project, api: ApiConfig | None, body: Callable[[str], str]) -> None:
         """A build starts: ``api`` is the API reference's settings, ``body`` splits a page's front matter off as
         the engine does (the body must be what page_markdown is handed, for the pages rendered ahead)."""
+        self.prerendered.stop()  # a build that stopped half-way left its workers
         self.__init__()  # type: ignore[misc]
         self.project, self.api_config, self.body = project, api, body
         # the pages git saw renamed, for the hints of what still names an old path (git is asked when one does)
@@ -278,28 +313,18 @@ class BuildState:
         )
 
     def prerender(self, texts: list[PageText]) -> None:
-        """Every page rendered ahead, in forked workers (MkDocs renders pages one by one on one core).
-
-        page_markdown uses the result when MkDocs hands over the same Markdown; pages with a component
-        generated from every page (<TechniqueMatrix/>) are left to page_markdown.
-        """
-        global _RENDERING
-        pages = [text for text in texts if "<TechniqueMatrix" not in text[2]]
-        _RENDERING = self
-        try:
-            done = fork_map(_render_chunk, pages)
-        finally:
-            _RENDERING = None
-        self.prerendered = {page[0]: (page[3], result) for page, result in zip(pages, done)}
+        """Every page rendered ahead (RenderedAhead); page_markdown takes the result when MkDocs hands over the
+        same Markdown, and renders the page itself when the workers are behind."""
+        self.prerendered.start(self, texts)
 
     def page_markdown(self, markdown: str, file: SiteFile) -> tuple[str, frozenset[str]]:
         """The page's Markdown as the Markdown engine is to read it, and the front matter keys the page may not
         set (the engine drops them)."""
         src = file.src
-        ahead = self.prerendered.pop(src, None)
+        ahead = self.prerendered.take(src, markdown)
         display = self.file_display(file)
-        if ahead is not None and ahead[0] == markdown:
-            problems, rendered, refused = ahead[1]
+        if ahead is not None:
+            problems, rendered, refused = ahead
         else:
             source = self.sources.get(src)
             problems, rendered, refused = self.render_page(
@@ -347,6 +372,7 @@ class BuildState:
 
     def env(self) -> None:
         """Every page is converted, none printed yet: the snippet parts no page showed are checked."""
+        self.prerendered.stop()
         self.check_unshown_parts()
 
     def titled(self, src: str, title: str, description: str | None) -> None:
@@ -400,7 +426,6 @@ class BuildState:
             (self.markdown, src),
             (self.inclusions, src),
             (self.cleaned, src),
-            (self.prerendered, src),
             (self.content_links, dest),
             (self.search_texts, file.location),
         ):

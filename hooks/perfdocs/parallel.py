@@ -1,13 +1,17 @@
-"""Work over many pages in forked worker processes, when there are enough pages and cores to pay."""
+"""Work over many pages in forked worker processes, when there are enough pages and cores to pay: all of it
+before the caller goes on (fork_map), or ahead of the caller while it goes on (Ahead)."""
 
 from __future__ import annotations
 
 import gc
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Generic, TypeVar
+
+log = logging.getLogger("mkdocs.plugins.perfdocs")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,3 +41,69 @@ def fork_map(fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | N
             return [result for part in pool.map(fn, chunks) for result in part]
     finally:
         gc.unfreeze()
+
+
+AHEAD_CHUNK = 8  # items per job of an Ahead: the caller waits at most about two jobs for the first result
+
+
+def ahead_jobs() -> int:
+    """Workers for an Ahead: the cores the caller leaves free, at most two (the caller is the slower side)."""
+    return max(0, min(2, (os.cpu_count() or 1) - 1))
+
+
+class Ahead(Generic[T, R]):
+    """``fn`` over ``items`` in forked workers, while the caller goes on with its own work.
+
+    ``take(i)`` gives the i-th result once its job is done, waiting when that job is already with a worker; None
+    when the caller has overtaken the workers (the job had not started: it is cancelled, and the caller computes
+    those items itself), when the job failed, or when no worker was started (too few items, one core, no fork).
+    A failure costs only speed, and says so once. ``close()`` stops the workers and drops the results.
+    Forking and the rules for ``fn`` are fork_map's.
+    """
+
+    def __init__(
+        self, fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None = None, chunk: int = AHEAD_CHUNK
+    ) -> None:
+        jobs = ahead_jobs() if jobs is None else jobs
+        self._chunk = chunk
+        self._futures: list[Future[list[R]]] = []
+        self._pool: ProcessPoolExecutor | None = None
+        if jobs < 1 or len(items) < MIN_ITEMS_PER_JOB * 2 or "fork" not in multiprocessing.get_all_start_methods():
+            return
+        gc.freeze()  # the workers are forked at the first submit
+        try:
+            self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+            self._futures = [self._pool.submit(fn, list(items[i : i + chunk])) for i in range(0, len(items), chunk)]
+        finally:
+            gc.unfreeze()
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def take(self, index: int) -> R | None:
+        job = index // self._chunk
+        if job >= len(self._futures):
+            return None
+        future = self._futures[job]
+        if future.cancel() or future.cancelled():
+            return None
+        error = future.exception()
+        if error is not None:
+            self._failed(error)
+            return None
+        return future.result()[index % self._chunk]
+
+    def _failed(self, error: BaseException) -> None:
+        if self._pool is not None:
+            log.info(
+                "perfdocs: work ahead in worker processes stopped (%s: %s); the rest is done in order",
+                type(error).__name__,
+                error,
+            )
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool, self._futures = None, []

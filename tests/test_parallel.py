@@ -1,0 +1,138 @@
+"""Work ahead in forked workers (perfdocs.parallel.Ahead) and the build that renders its pages that way: the same
+site, page for page, as a build that renders every page itself."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+import pytest
+from perfdocs import parallel
+from perfdocs.parallel import MIN_ITEMS_PER_JOB, Ahead
+
+from .sitetools import build_in_process, minimal_config
+
+ENOUGH = MIN_ITEMS_PER_JOB * 2  # the fewest items for which workers are started
+
+
+def _pid_and_square(items: list[int]) -> list[tuple[int, int]]:
+    return [(os.getpid(), item * item) for item in items]
+
+
+def _fail_on_13(items: list[int]) -> list[int]:
+    if 13 in items:
+        raise ValueError("thirteen")
+    return items
+
+
+def _wait_for_flag(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The first job waits until the test writes its flag file: it stays with its worker as long as the test
+    needs (a condition, not a time)."""
+    flag, job = items[0]
+    while job == "first" and not Path(flag).exists():
+        time.sleep(0.01)
+    return items
+
+
+def test_results_come_in_order_from_other_processes() -> None:
+    ahead = Ahead(_pid_and_square, list(range(ENOUGH + 3)), jobs=2)
+    try:
+        assert ahead.started
+        results = [ahead.take(i) for i in range(ENOUGH + 3)]
+    finally:
+        ahead.close()
+    assert [r[1] for r in results if r is not None] == [i * i for i in range(ENOUGH + 3)]
+    assert os.getpid() not in {r[0] for r in results if r is not None}
+    assert ahead.take(0) is None  # closed: the caller does the work
+
+
+@pytest.mark.parametrize("items, jobs", [(ENOUGH - 1, 2), (ENOUGH, 0)])
+def test_no_workers_for_too_few_items_or_no_free_core(items: int, jobs: int) -> None:
+    ahead = Ahead(_pid_and_square, list(range(items)), jobs=jobs)
+    assert not ahead.started
+    assert ahead.take(0) is None
+
+
+def test_a_failed_job_hands_the_rest_to_the_caller_and_says_so_once(caplog: pytest.LogCaptureFixture) -> None:
+    ahead = Ahead(_fail_on_13, list(range(ENOUGH)), jobs=1, chunk=8)
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.perfdocs"):
+        assert ahead.take(3) == 3  # the job before the failing one
+        assert ahead.take(13) is None
+        assert ahead.take(20) is None
+        assert ahead.take(3) is None  # the workers are gone with their results
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [
+        "perfdocs: work ahead in worker processes stopped (ValueError: thirteen); the rest is done in order"
+    ]
+
+
+def test_a_job_the_caller_overtook_is_cancelled(tmp_path: Path) -> None:
+    """One worker busy with the first job; the call queue holds the next; the one after is still waiting: taking
+    from it cancels it (the caller does those items itself), and the jobs before it still deliver."""
+    flag = tmp_path / "go"
+    items = [(str(flag), "first" if i < 4 else "later") for i in range(ENOUGH)]
+    ahead = Ahead(_wait_for_flag, items, jobs=1, chunk=4)
+    try:
+        assert ahead.take(12) is None  # the fourth job: not with the worker
+        assert ahead.take(13) is None  # its cancelled job stays the caller's
+        flag.touch()
+        assert ahead.take(0) == (str(flag), "first")
+        assert ahead.take(5) == (str(flag), "later")
+        assert ahead.take(16) == (str(flag), "later")
+    finally:
+        ahead.close()
+
+
+def _site(project: Path, pages: int) -> None:
+    files = {
+        "mkdocs.yml": minimal_config("ahead"),
+        "docs/index.md": "---\nscenario: overview\n---\n# Overview\n\n<TechniqueMatrix/>\n",
+        "docs/performance/_theory/amp.md": "---\ntitle: Mixed precision\nhelps: [speed]\nsummary: s\n---\nHalf.\n",
+    }
+    for i in range(pages):
+        broken = "\n\nSee [the next](p9999.md).\n" if i == 7 else ""  # one broken link: the same error either way
+        files[f"docs/p{i}.md"] = (
+            f"---\nscenario: train-gpu-one\n---\n# Page {i}\n\n<Tip>\n\nTip {i}.\n\n</Tip>\n\n"
+            f'## Precision\n\n<Theory name="amp"/>\n\n[`Trainer`] and [back](index.md).{broken}\n'
+        )
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
+
+
+def _told(log: str) -> list[str]:
+    """What a build logged, less the lines that name its output folder or its time."""
+    return [line for line in log.splitlines() if "Documentation built in" not in line and "directory" not in line]
+
+
+def _tree(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    _site(project, ENOUGH + 6)
+    taken: list[bool] = []
+    take = Ahead.take
+
+    def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
+        result = take(self, index)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(Ahead, "take", counted)
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
+    ahead = build_in_process(project, tmp_path / "ahead", strict=False)
+    assert taken.count(True) == ENOUGH + 6  # every page but the matrix page came from the worker
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 0)
+    taken.clear()
+    in_order = build_in_process(project, tmp_path / "in-order", strict=False)
+    assert taken == [False] * (ENOUGH + 6)
+    assert _told(ahead.stderr) == _told(in_order.stderr)
+    assert "p9999.md" in ahead.stderr
+    assert _tree(tmp_path / "ahead") == _tree(tmp_path / "in-order")
