@@ -1,5 +1,5 @@
 """Every page as a reader opens it: loads cleanly, shows no raw dialect, has its title and
-description, fits a phone, and leaves a desktop and a phone screenshot in test-artifacts/."""
+description, and leaves a desktop screenshot in test-artifacts/ (test_phone.py: the phone's)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from ..sitetools import DEPLOYMENT
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
-from .support import PHONE, front_matter, page_url
+from .support import front_matter, page_url
 
 RAW_DIALECT = ["<Tip", "<Theory", "[[", "{#", "<hfoption", "<frameworkcontent", "<Only", "<Youtube",
                "<literalinclude", "[!NOTE]", "[!TIP]", "[!WARNING]"]
@@ -24,8 +24,14 @@ def open_page(context: Any, watch: Watch, url: str) -> tuple[Any, Any]:
     return page, response
 
 
+SOURCE_OF = dict(zip(PAGE_URLS, NAV_SOURCES, strict=True))  # page URL -> its Markdown file
+
+
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
 def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screenshots: Path, url: str) -> None:
+    """The page as a reader opens it: no error on the way, nothing fetched from outside the site, a screenshot in
+    test-artifacts/; and for a page of the nav, no raw dialect in its text, and its title, description and one h1
+    as its front matter gives them (one page load for all: they were three tests, each loading every page)."""
     missing = url == MISSING_URL
     if missing:
         watch.expected_404.add(base_url + url)
@@ -35,11 +41,12 @@ def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screensho
     page.screenshot(path=str(screenshots / f"{slug(url)}-desktop.png"), full_page=True, animations="disabled")
     assert watch.problems == [], f"{url}:\n" + "\n".join(watch.problems)
     assert watch.external == [], f"{url} requests outside the site: {watch.external}"
+    if not missing:
+        assert_no_raw_dialect(page, url)
+        assert_title_and_description(page, SOURCE_OF[url])
 
 
-@pytest.mark.parametrize("url", PAGE_URLS, ids=slug)
-def test_no_raw_dialect_in_rendered_text(context: Any, watch: Watch, url: str) -> None:
-    page, _ = open_page(context, watch, url)
+def assert_no_raw_dialect(page: Any, url: str) -> None:
     text = page.inner_text("body")
     # Outside code: an API signature's `Callable[[Module], None]` is Python, not a doc-builder marker.
     prose = page.evaluate("""() => { const body = document.body.cloneNode(true);
@@ -50,13 +57,11 @@ def test_no_raw_dialect_in_rendered_text(context: Any, watch: Watch, url: str) -
     assert "Build error" not in text
 
 
-@pytest.mark.parametrize("src", NAV_SOURCES, ids=lambda src: slug(page_url(src)))
-def test_title_and_description(context: Any, watch: Watch, src: str) -> None:
+def assert_title_and_description(page: Any, src: str) -> None:
     meta, url = front_matter(src), page_url(src)
-    page, _ = open_page(context, watch, url)
-    assert page.title() == f"{meta['title']} - perfdocs"
+    assert page.title() == f"{meta['title']} - perfdocs", url
     description = page.get_attribute('meta[name="description"]', "content")
-    assert description == meta["description"].strip()
+    assert description == meta["description"].strip(), url
     assert page.locator("h1").count() == 1, f"{url}: one h1 per page"
 
 
@@ -67,48 +72,3 @@ def test_site_map_lists_every_page(context: Any, base_url: str) -> None:
     for url in PAGE_URLS:
         assert f"<loc>{DEPLOYMENT['SITE_URL']}{url}</loc>" in xml, url
     assert context.request.get("sitemap.xml.gz").status == 200
-
-
-PHONE_LAYOUT = """() => {
-  const width = window.innerWidth, report = [];
-  const scrollsX = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
-  const describe = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
-      (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
-  if (document.scrollingElement.scrollWidth > width)
-    report.push(`page scrolls sideways: scrollWidth ${document.scrollingElement.scrollWidth} > ${width}`);
-  // Anything in the article that reaches past the right edge must sit in a box that scrolls.
-  for (const el of document.querySelectorAll('.md-content *')) {
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 || box.right <= width + 1) continue;
-    let up = el.parentElement, held = false;
-    while (up && up !== document.body && !held) {
-      held = scrollsX(up) && up.getBoundingClientRect().right <= width + 1;
-      up = up.parentElement;
-    }
-    if (!held) report.push(`${describe(el)} overflows the screen (right edge ${Math.round(box.right)}px)`);
-  }
-  // Tables and code blocks: their own box fits and scrolls.
-  for (const el of document.querySelectorAll('.md-typeset__scrollwrap, .md-typeset pre > code')) {
-    const box = el.getBoundingClientRect();
-    if (box.width === 0) continue;
-    if (box.right > width + 1) report.push(`${describe(el)} is wider than the screen`);
-    if (el.scrollWidth > el.clientWidth + 1 && !scrollsX(el) && !scrollsX(el.parentElement))
-      report.push(`${describe(el)} is cut off instead of scrolling`);
-  }
-  return [...new Set(report)].slice(0, 20);
-}"""
-
-
-@pytest.mark.parametrize("url", ALL_URLS, ids=slug)
-def test_phone_no_horizontal_scrolling(browser: Any, base_url: str, screenshots: Path, url: str) -> None:
-    context = browser.new_context(viewport=PHONE, base_url=base_url, is_mobile=True, has_touch=True,
-                                  color_scheme="light")
-    try:
-        page = context.new_page()
-        page.goto(url)
-        settle(page)
-        problems = page.evaluate(PHONE_LAYOUT)
-        page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True, animations="disabled")
-        assert problems == [], f"{url} at 390x844:\n" + "\n".join(problems)
-    finally:
-        context.close()

@@ -85,12 +85,48 @@ SIDEWAYS = """async (screen) => {
 }"""
 
 
+# Whatever in the article reaches past the screen sits in a box that scrolls; no table or code box is cut off.
+IN_BOXES = """() => {
+  const width = window.innerWidth, report = [];
+  const scrollsX = el => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const describe = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  if (document.scrollingElement.scrollWidth > width)
+    report.push(`page scrolls sideways: scrollWidth ${document.scrollingElement.scrollWidth} > ${width}`);
+  // Anything in the article that reaches past the right edge must sit in a box that scrolls.
+  for (const el of document.querySelectorAll('.md-content *')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1) continue;
+    let up = el.parentElement, held = false;
+    while (up && up !== document.body && !held) {
+      held = scrollsX(up) && up.getBoundingClientRect().right <= width + 1;
+      up = up.parentElement;
+    }
+    if (!held) report.push(`${describe(el)} overflows the screen (right edge ${Math.round(box.right)}px)`);
+  }
+  // Tables and code blocks: their own box fits and scrolls.
+  for (const el of document.querySelectorAll('.md-typeset__scrollwrap, .md-typeset pre > code')) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0) continue;
+    if (box.right > width + 1) report.push(`${describe(el)} is wider than the screen`);
+    if (el.scrollWidth > el.clientWidth + 1 && !scrollsX(el) && !scrollsX(el.parentElement))
+      report.push(`${describe(el)} is cut off instead of scrolling`);
+  }
+  return [...new Set(report)].slice(0, 20);
+}"""
+
+
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
-def test_no_page_scrolls_sideways_on_a_phone(phone: Any, base_url: str, url: str) -> None:
-    """A swipe does not pan into blank space, and the header with search and the menu stays on the screen."""
+def test_no_page_scrolls_sideways_on_a_phone(phone: Any, base_url: str, screenshots: Path, url: str) -> None:
+    """A swipe does not pan into blank space, the header with search and the menu stays on the screen, and what is
+    wider than the screen scrolls in its own box; leaves the phone screenshot in test-artifacts/ (one page load:
+    test_pages.py's phone check was a second test loading every page for the same question)."""
     page, watch = open_page(phone, base_url, url)
-    got = page.evaluate(SIDEWAYS, PHONE["width"])
     where = f"{url or '/'} at {PHONE['width']} px"
+    boxed = page.evaluate(IN_BOXES)
+    page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True, animations="disabled")
+    assert boxed == [], f"{where}:\n" + "\n".join(boxed)
+    got = page.evaluate(SIDEWAYS, PHONE["width"])  # after the screenshot: it swipes
     assert got["escaping"] == [], f"{where}: reaches past the screen outside any box that scrolls: {got['escaping']}"
     assert got["scrollWidth"] <= PHONE["width"], f"{where}: the page is {got['scrollWidth']} px wide"
     assert got["innerWidth"] == got["clientWidth"] == PHONE["width"], f"{where}: the layout viewport widened: {got}"
