@@ -4,8 +4,8 @@ Builds two copies of this repository's site, alternately, in the same run:
   * "api": the site as it is: the mkdocstrings plugin, docs/performance/api/ ([[autodoc]] entries rendered
     from the libraries' sources) and the guide's [`Name`] links;
   * "plain": the same site without the plugin, the API pages and their nav entry (the links stay as text).
-The first build of "api" starts with nothing kept (perfdocs.apicache) and is reported on its own; the timed
-builds after it reuse what it kept, as every build but a project's first does. Reports, per variant, the
+The first build of "api" starts with nothing kept (perfdocs.apicache, perfdocs.contentcache) and is reported on
+its own; the timed builds after it reuse what it kept, as every build but a project's first does. Reports, per variant, the
 median wall time and the median CPU time of the build process (user + system, steadier than wall time on a
 shared machine), the ratio api/plain, and what the API index alone costs (sources located, every [[autodoc]]
 resolved, the module subset written), measured in this process.
@@ -37,7 +37,7 @@ from perfdocs.apiconfig import ApiConfig  # noqa: E402
 from perfdocs.apirefs import build_index  # noqa: E402
 
 API_PAGES = Path("performance") / "api"
-KEPT_PER_BUILD = ("api-index", "api-render")  # what a build keeps for the next (perfdocs.apicache)
+KEPT_PER_BUILD = ("api-index", "api-render", "content")  # what a build keeps for the next (apicache, contentcache)
 COPIED = ("docs", "hooks", "overrides", "redirects.yml", "pyproject.toml", "bench/results")
 
 

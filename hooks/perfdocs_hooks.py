@@ -22,7 +22,7 @@ def on_config(config: Any, **_: Any) -> None:
     BUILD.config(config)
     search = search_plugin(config)  # made in its own on_config, which runs before the hooks'
     if search is not None:
-        index_pages_by_walk(search)
+        index_pages_by_walk(search, BUILD.search_sections)
     LIVE.started(BUILD, config, [*BUILD.state.watch_paths(), *config.watch])
 
 

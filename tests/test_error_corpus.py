@@ -321,10 +321,11 @@ CASES: dict[str, tuple[dict[str, str | bytes], list[str]]] = {
 
 
 def tree_digest(root: Path) -> dict[str, str]:
+    """The project's sources: not the site, nor what a build keeps in .cache/ for the next (gitignored)."""
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and "site" not in p.relative_to(root).parts
+        if p.is_file() and "site" not in p.relative_to(root).parts and p.relative_to(root).parts[0] != ".cache"
     }
 
 

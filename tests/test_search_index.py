@@ -566,11 +566,11 @@ def test_materials_index_gets_the_entries_its_own_parser_makes(tmp_path: Path, m
     compared: list[str] = []
     differ: list[str] = []
 
-    def both(index: Any, page: Any) -> None:
+    def both(index: Any, page: Any, sections: Any = None) -> None:
         materials = SearchIndex(**index.config)
         SearchIndex.add_entry_from_context(materials, page)  # the class's own method, not the instance's
         before = len(index.entries)
-        ours(index, page)
+        ours(index, page, sections=sections)
         compared.append(page.url)
         if index.entries[before:] != materials.entries:
             differ.append(page.url)

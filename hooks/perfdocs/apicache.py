@@ -160,10 +160,12 @@ def generation_key(parts: Iterable[str]) -> str:
 
 class Snapshot:
     """One object kept by pickle under ``folder``/key (the API index after its entries are registered, whose
-    griffe parse is most of its cost). Written only by perfdocs into the project's own cache folder."""
+    griffe parse is most of its cost; what the build read from each page's content, contentcache.py). Written
+    only by perfdocs into the project's own cache folder."""
 
-    def __init__(self, folder: Path, parts: Iterable[str]):
+    def __init__(self, folder: Path, parts: Iterable[str], what: str = "the API index"):
         self.file = folder / f"{generation_key(parts)}.pickle"
+        self.what = what
 
     def load(self) -> Any:
         try:
@@ -182,7 +184,7 @@ class Snapshot:
             os.utime(self.file)
             prune(self.file.parent, keep=self.file)
         except (OSError, pickle.PicklingError, RecursionError) as exc:
-            log.info("perfdocs: the API index is not kept for the next build (%s)", exc)
+            log.info("perfdocs: %s is not kept for the next build (%s)", self.what, exc)
 
 
 class LogCapture(logging.Handler):

@@ -23,6 +23,7 @@ from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .budgets import calculator_pages
+from .contentcache import ContentCache
 from .diagnostics import Diagnostic, Location, Reporter, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
@@ -49,7 +50,7 @@ from .project import Project
 from .recipes import marker_problems
 from .redirects import NETLIFY_FILE
 from .sanitize import Finding, clean_page
-from .search import FULL_INDEX, INDEX, SearchPage, search_page, write_index
+from .search import FULL_INDEX, INDEX, SearchPage, section_facts, with_shared, write_index
 from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
 from .siteredirects import SiteRedirects
 from .text import body_offset, split_front_matter
@@ -161,6 +162,7 @@ class BuildState:
     assistant_copies: dict[str, tuple[tuple[str, str], str]] = field(default_factory=dict)  # assistants.write_files
     parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
+    contents: ContentCache = field(default_factory=ContentCache)  # what each page's HTML gave, by its hash
 
     # -- helpers -----------------------------------------------------------------------
     @property
@@ -184,6 +186,7 @@ class BuildState:
         self.prerendered.stop()  # a build that stopped half-way left its workers
         self.__init__()  # type: ignore[misc]
         self.project, self.api_config, self.body = project, api, body
+        self.contents = ContentCache(project.root)
         # the pages git saw renamed, for the hints of what still names an old path (git is asked when one does)
         self.renames = GitRenames(project.root, "HEAD", self.display(project.docs_dir).rstrip("/") + "/")
         self.report([*project.embed_hosts.problems, *project.gated_models.problems])
@@ -357,11 +360,18 @@ class BuildState:
         checked from here, without parsing the theme around it on every page (`perfdocs check-links`
         still reads whole pages, theme included)."""
         cleaned = self.sanitise(html, file)
-        tree = LexborHTMLParser(f"<body>{cleaned}</body>")  # one parse for the links and the search index
-        self.content_links[file.dest] = read_tree(tree)
+        tree: list[LexborHTMLParser] = []  # one parse for the links and the search index, when either is not kept
+
+        def parsed() -> LexborHTMLParser:
+            if not tree:
+                tree.append(LexborHTMLParser(f"<body>{cleaned}</body>"))
+            return tree[0]
+
+        self.content_links[file.dest] = self.contents.get("links", cleaned, lambda: read_tree(parsed()))
+        facts = self.contents.get("sections", cleaned, lambda: section_facts(parsed()))  # after the links: it edits
         expanded = self.markdown.get(file.src)  # tells which sections are theory snippets' copies
-        self.search_texts[file.location] = search_page(
-            tree,
+        self.search_texts[file.location] = with_shared(
+            facts,
             scenario,
             expanded.text if expanded else "",
             expanded.source_map if expanded else None,
@@ -395,6 +405,7 @@ class BuildState:
         changed are read again."""
         self.reporter.forget()
         self.boxes.begin_rebuild()
+        self.contents.in_memory()
         assert self.library is not None and self.theory is not None
         self.library.forget(snippets)
         self.theory.forget_snippets(snippets)
@@ -449,7 +460,8 @@ class BuildState:
         """``html``, content of the page ``file``, through the allowlist; what it removes is reported at the
         Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
         it after the first pass (what the allowlist removes then, a plugin wrote)."""
-        cleaned, findings = clean_page(html, after_plugins=late)
+        kind = "clean after plugins" if late else "clean"
+        cleaned, findings = self.contents.get(kind, html, lambda: clean_page(html, after_plugins=late))
         if findings:
             markdown = self.markdown.get(file.src)
             located = locate_findings(findings, markdown, self.file_display(file))
@@ -490,6 +502,7 @@ class BuildState:
         self.report(to_diagnostics(report, site, self.link_map, label, self.base, self.renames, by_page))
         self.boxes.write(site, {page: found for page, found in by_page.items() if page in self.content_links})
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
+        self.contents.save()
         size = write_index(site, self.search_texts)
         if size:
             log.info("perfdocs: search index: %s", size)

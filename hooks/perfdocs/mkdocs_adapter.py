@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from html import escape, unescape
 from pathlib import Path
@@ -123,6 +123,11 @@ class MkDocsBuild:
             late = self.state.late_content(site_file(page.file), page.content)
             if late is not None:
                 page.content = late
+
+    def search_sections(self, content: str, read: Callable[[], Any]) -> Any:
+        """The sections of a page's content Material's search index makes entries of (search.py), as this build
+        keeps them."""
+        return self.state.contents.get("entries", content, read)
 
     def post_page(self, output: str, page: Any) -> None:
         self.state.post_page(output, page.file.dest_uri)

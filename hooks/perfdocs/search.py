@@ -18,11 +18,12 @@ entry's word in a ``keys`` field, so that any spelling typed finds it.
 
 from __future__ import annotations
 
+import copy
 import functools
 import gzip
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,24 +132,33 @@ def search_plugin(config: Any) -> Any:
     return None
 
 
-def index_pages_by_walk(plugin: Any) -> None:
+def index_pages_by_walk(plugin: Any, sections: Callable[[str, Callable[[], Any]], Any] | None = None) -> None:
     """Material's search plugin reads each page's sections with its own parser's handlers fed by a walk over a
     lexbor parse, not by its html.parser tokenizer: the same entries (tests/test_search_index.py builds the real
-    site and an attacker's and compares them page by page), in about two thirds of the time."""
+    site and an attacker's and compares them page by page), in about two thirds of the time. ``sections(content,
+    read)``: where a page's sections are kept by its content (ContentCache.get), ``read`` making them when not."""
     index = plugin.search_index
-    index.add_entry_from_context = functools.partial(add_entry_from_context, index)
+    index.add_entry_from_context = functools.partial(add_entry_from_context, index, sections=sections)
 
 
-def add_entry_from_context(index: Any, page: Any) -> None:
+def add_entry_from_context(
+    index: Any, page: Any, sections: Callable[[str, Callable[[], Any]], Any] | None = None
+) -> None:
     """What Material's ``SearchIndex.add_entry_from_context`` does for ``page``, its sections read by _Sections."""
     search = page.meta.get("search") or {}
     if search.get("exclude"):
         return
-    body = LexborHTMLParser(f"<body>{page.content}</body>").body
+    content = page.content
+    found = sections(content, lambda: entry_sections(content)) if sections else entry_sections(content)
+    for section in found:  # a copy: Material gives a section without a title the page's title
+        index.create_entry_for_section(copy.copy(section), page.toc, page.url, page)
+
+
+def entry_sections(content: str) -> tuple[Any, ...]:
+    """The sections of a page's content that Material's index makes entries of."""
+    body = LexborHTMLParser(f"<body>{content}</body>").body
     assert body is not None
-    for section in _Sections().walk(body):
-        if not section.is_excluded():
-            index.create_entry_for_section(section, page.toc, page.url, page)
+    return tuple(section for section in _Sections().walk(body) if not section.is_excluded())
 
 
 def section_texts(content: str) -> dict[str, str]:
@@ -169,6 +179,15 @@ def search_page(
     sections expanded from a snippet are known; `inclusions` the snippets it includes, whose introductions land
     in the section of the heading they are included under."""
     tree = content if isinstance(content, LexborHTMLParser) else LexborHTMLParser(f"<body>{content}</body>")
+    return with_shared(section_facts(tree), scenario, markdown, source_map, inclusions)
+
+
+SectionFacts = tuple[dict[str, str], dict[str, str], frozenset[str]]  # SearchPage's texts, up and api
+
+
+def section_facts(tree: LexborHTMLParser) -> SectionFacts:
+    """What search_page reads from the page's HTML alone (it changes ``tree``): each section's text, the heading
+    each sits under, and which are API entries."""
     sections = _Sections().walk(index_tree(tree))
     texts: dict[str, str] = {}
     up: dict[str, str] = {}
@@ -188,8 +207,20 @@ def search_page(
             above.append((level, key))
         if "doc-heading" in str(section.el.attrs.get("class") or "").split():
             api.add(key)
+    return texts, up, frozenset(api)
+
+
+def with_shared(
+    facts: SectionFacts,
+    scenario: object = None,
+    markdown: str = "",
+    source_map: SourceMap | None = None,
+    inclusions: Sequence[Inclusion] = (),
+) -> SearchPage:
+    """search_page from the page's section_facts and what its Markdown tells."""
+    texts, up, api = facts
     shared = {k: v for k, v in shared_sections(markdown, source_map, inclusions).items() if k in texts}
-    return SearchPage(texts, up, frozenset(api), shared, scenario if isinstance(scenario, str) else None)
+    return SearchPage(texts, up, api, shared, scenario if isinstance(scenario, str) else None)
 
 
 def shared_sections(

@@ -1,0 +1,112 @@
+"""What the build reads from a page's content HTML, kept by the HTML's hash (perfdocs.contentcache): made once
+per HTML, reused by the next build, never used for other HTML, and a build that reuses it writes what a build
+that made it writes."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from perfdocs import build as build_module
+from perfdocs.contentcache import CONTENT_DIR, ContentCache
+
+from .sitetools import build_in_process, minimal_config
+
+
+def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path) -> None:
+    made: list[str] = []
+
+    def make(value: str) -> str:
+        made.append(value)
+        return value.upper()
+
+    first = ContentCache(tmp_path)
+    assert first.get("clean", "<p>a</p>", lambda: make("a")) == "A"
+    assert first.get("clean", "<p>a</p>", lambda: make("again")) == "A"  # the same HTML in this build
+    assert first.get("links", "<p>a</p>", lambda: make("links")) == "LINKS"  # another kind: its own value
+    assert first.get("clean", "<p>b</p>", lambda: make("b")) == "B"
+    first.save()
+    assert made == ["a", "links", "b"]
+
+    second = ContentCache(tmp_path)
+    assert second.get("clean", "<p>a</p>", lambda: make("not made")) == "A"
+    assert second.get("clean", "<p>c</p>", lambda: make("c")) == "C"  # HTML no build saw
+    second.save()
+    assert made == ["a", "links", "b", "c"]
+
+    third = ContentCache(tmp_path)  # only what the second build used was written back
+    assert set(third.kept) == set(second.used)
+    assert third.get("clean", "<p>b</p>", lambda: make("b made again")) == "B MADE AGAIN"
+
+
+def test_a_cache_that_cannot_be_written_costs_speed_only_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / ".cache").write_text("a file where the folder would go", encoding="utf-8")
+    cache = ContentCache(tmp_path)
+    assert cache.get("clean", "<p>a</p>", lambda: "made") == "made"
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.perfdocs"):
+        cache.save()
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+        "perfdocs: what the pages' HTML gave is not kept for the next build"
+    ]
+    assert (tmp_path / ".cache").read_text(encoding="utf-8") == "a file where the folder would go"
+
+
+def test_a_truncated_cache_is_made_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    first = ContentCache(tmp_path)
+    first.get("clean", "<p>a</p>", lambda: "A")
+    first.save()
+    (kept,) = (tmp_path / CONTENT_DIR).iterdir()
+    kept.write_bytes(kept.read_bytes()[:10])
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.perfdocs"):
+        second = ContentCache(tmp_path)
+    assert second.kept == {}
+    assert f"perfdocs: {kept.name} cannot be read" in caplog.text
+    assert second.get("clean", "<p>a</p>", lambda: "made again") == "made again"
+
+
+def test_a_build_that_reuses_the_pages_html_writes_the_same_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second build of an unchanged site sanitises nothing and writes every file the first wrote, byte for
+    byte (the search index and the link check's findings included); a page edited in between is read again."""
+    project = tmp_path / "project"
+    files = {
+        "mkdocs.yml": minimal_config("kept"),
+        "docs/index.md": "# Home\n\nSee [the guide](guide.md#precision) and [a gap](guide.md#nowhere).\n",
+        "docs/guide.md": "# Guide\n\n## Precision\n\n<Tip>\n\nHalf <b onclick='x()'>precision</b>.\n\n</Tip>\n",
+    }
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
+    cleaned: list[int] = []
+    clean_page = build_module.clean_page
+
+    def counted(html: str, after_plugins: bool = False):  # type: ignore[no-untyped-def]
+        cleaned.append(len(html))
+        return clean_page(html, after_plugins=after_plugins)
+
+    monkeypatch.setattr(build_module, "clean_page", counted)
+    first = build_in_process(project, tmp_path / "first", strict=False)
+    assert len(cleaned) == 2
+    second = build_in_process(project, tmp_path / "second", strict=False)
+    assert len(cleaned) == 2  # nothing sanitised again
+
+    def told(log: str) -> list[str]:  # less the lines that name the output folder or the time
+        return [line for line in log.splitlines() if "Documentation built in" not in line and "directory" not in line]
+
+    assert told(first.stderr) == told(second.stderr)
+    told_first = told(first.stderr)
+    assert any("onclick" in line for line in told_first) and any("nowhere" in line for line in told_first)
+
+    def tree(site: Path) -> dict[str, bytes]:
+        return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+    assert tree(tmp_path / "first") == tree(tmp_path / "second")
+    (project / "docs/guide.md").write_text(files["docs/guide.md"] + "\nMore.\n", encoding="utf-8")
+    build_in_process(project, tmp_path / "third", strict=False)
+    assert len(cleaned) == 3  # the edited page only
+    assert "More." in (tmp_path / "third" / "guide" / "index.html").read_text(encoding="utf-8")
