@@ -10,8 +10,6 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import markdown as md
-
 API_NAME_RE = re.compile(r"~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:#[A-Za-z_]\w*)?")  # [`~a.B.c`], [`B#param`]
 MODULE_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")  # the first part of a name qualified by its library
 ESCAPABLE = frozenset(string.punctuation)  # what a backslash escapes (CommonMark: ASCII punctuation)
@@ -31,12 +29,9 @@ def reference_label(label: str) -> str:
     return " ".join(label.split()).lower()
 
 
-def reference_labels(text: str) -> frozenset[str]:
-    """The labels of the link reference definitions of a page (``[label]: url``), normalised."""
-    if "]:" not in text:
-        return frozenset()
-    env: dict[str, Any] = {}
-    md.BLOCKS.parse(text, env)
+def reference_labels(env: dict[str, Any]) -> frozenset[str]:
+    """The labels of the link reference definitions a page's parse found (``[label]: url``; markdown.parse's
+    ``env``), normalised."""
     return frozenset(reference_label(label) for label in env.get("references", {}))
 
 

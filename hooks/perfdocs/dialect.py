@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from markdown_it.token import Token
 
@@ -408,8 +409,10 @@ def convert(
     """
     lines = [Line(t, i) for i, t in enumerate(text.split("\n"))]
     conv = Conversion(source_map, root, generated, site)
-    conv.references = reference_labels(text)
-    out = Converter(conv).convert(lines)
+    env: dict[str, Any] = {}
+    blocks = md.blocks(text, len(lines), env)  # the page's one block parse, its reference labels with it
+    conv.references = reference_labels(env)
+    out = Converter(conv).convert(lines, blocks)
     while out and not out[0].text and not out[0].code:
         out.pop(0)
     while out and not out[-1].text and not out[-1].code:

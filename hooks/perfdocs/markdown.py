@@ -18,6 +18,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block.html_block import html_block as _html_block
@@ -297,12 +298,13 @@ MD = _build()
 BLOCKS = _build().disable("inline")  # block structure only: inline content is read on demand (scan_inline)
 
 
-def parse(text: str) -> list[Token]:
-    """Block tokens with line maps (inline tokens keep their content, unparsed).
+def parse(text: str, env: dict[str, Any] | None = None) -> list[Token]:
+    """Block tokens with line maps (inline tokens keep their content, unparsed); ``env`` gets what the parse
+    collects on the way (``references``: the link reference definitions).
 
     A lone carriage return would end a line for markdown-it but not for the callers, whose lines are
     the text split on '\\n': it is read as a space (same length, same offsets)."""
-    return BLOCKS.parse(text.replace("\r", " ") if "\r" in text else text)
+    return BLOCKS.parse(text.replace("\r", " ") if "\r" in text else text, {} if env is None else env)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -372,9 +374,11 @@ class Block:
     tokens: list[Token] = field(default_factory=list)
 
 
-def blocks(text: str, n_lines: int) -> list[Block]:
-    """The top-level blocks of ``text`` in order; lines no block claims are 'blank' or 'reference' blocks."""
-    return blocks_of(parse(text), 0, 0, text.split("\n")[:n_lines] + [""] * max(0, n_lines - text.count("\n") - 1))
+def blocks(text: str, n_lines: int, env: dict[str, Any] | None = None) -> list[Block]:
+    """The top-level blocks of ``text`` in order; lines no block claims are 'blank' or 'reference' blocks.
+    ``env``: as for parse."""
+    lines = text.split("\n")[:n_lines] + [""] * max(0, n_lines - text.count("\n") - 1)
+    return blocks_of(parse(text, env), 0, 0, lines)
 
 
 def blocks_of(tokens: list[Token], level: int, first: int, lines: list[str]) -> list[Block]:
