@@ -303,8 +303,21 @@ def parse(text: str, env: dict[str, Any] | None = None) -> list[Token]:
     collects on the way (``references``: the link reference definitions).
 
     A lone carriage return would end a line for markdown-it but not for the callers, whose lines are
-    the text split on '\\n': it is read as a space (same length, same offsets)."""
-    return BLOCKS.parse(text.replace("\r", " ") if "\r" in text else text, {} if env is None else env)
+    the text split on '\\n': it is read as a space (same length, same offsets).
+
+    The last few texts' parses are kept: a page's body is read for its code lines (theory expansion), its
+    recipe markers and, with no snippet in it, its blocks; callers read tokens, never change them."""
+    tokens, found = _parsed(text)
+    if env is not None:
+        env.update(found)
+    return list(tokens)
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> tuple[tuple[Token, ...], dict[str, Any]]:
+    env: dict[str, Any] = {}
+    tokens = BLOCKS.parse(text.replace("\r", " ") if "\r" in text else text, env)
+    return tuple(tokens), env
 
 
 @functools.lru_cache(maxsize=8192)
