@@ -142,6 +142,29 @@ def test_a_snippet_edit_renders_the_pages_that_show_it_and_the_matrix(served: Se
     assert rewritten == showing | {MATRIX_PAGE}, "".join(log)
 
 
+def test_a_snippet_edit_the_matrix_does_not_show_leaves_the_matrix_page(served: Served) -> None:
+    """The matrix shows a snippet's title, what it helps with and its summary: an edit of its body alone renders
+    only the pages that show the snippet (the matrix page does not; the full-build comparison below checks it)."""
+    snippet = doc(served, "performance/_theory/offloading.md")
+    text = snippet.read_text(encoding="utf-8")
+    end = text.index("\n---\n", 4) + len("\n---\n")
+    marker = "Incrementalmarker body edit."
+    rewritten, log = served.save(snippet, text[:end] + f"\n{marker}\n\n" + text[end:])
+    showing = {page for page in served.pages() if marker in served.get(page)}
+    assert len(showing) >= 3 and MATRIX_PAGE not in showing, showing
+    assert rewritten == showing, "".join(log)
+
+
+def test_a_snippet_title_edit_renders_the_matrix_page_too(served: Served) -> None:
+    snippet = doc(served, "performance/_theory/zero_fsdp.md")
+    text = snippet.read_text(encoding="utf-8")
+    front = text[: text.index("\n---\n", 4)]
+    title = next(line for line in front.split("\n") if line.startswith("title:"))
+    rewritten, log = served.save(snippet, text.replace(title, title.rstrip() + " Incrementaltitle", 1))
+    assert MATRIX_PAGE in rewritten, "".join(log)
+    assert "Incrementaltitle" in served.get(MATRIX_PAGE)
+
+
 def test_a_page_edit_that_breaks_another_pages_link_boxes_that_page(served: Served) -> None:
     target, linking = doc(served, "performance/scalability.md"), doc(served, "performance/train/gpu_many.md")
     target_text, linking_text = target.read_text(encoding="utf-8"), linking.read_text(encoding="utf-8")

@@ -42,7 +42,7 @@ from .linkcheck import (
     link_targets,
     to_diagnostics,
 )
-from .matrix import generated_components
+from .matrix import generated_components, shown_differently
 from .measured import RESULTS
 from .parallel import Ahead
 from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
@@ -400,16 +400,17 @@ class BuildState:
         found = unshown_parts(self.library, self.root, site, shown, self.part_checks)
         self.report(self.reporter.unreported(found))
 
-    def begin_rebuild(self, snippets: set[str]) -> None:
+    def begin_rebuild(self, snippets: set[str]) -> bool:
         """An incremental rebuild starts (serve.py): its problems are reported afresh, and the snippets that
-        changed are read again."""
+        changed are read again. Whether the technique matrix shows any of them differently now."""
         self.reporter.forget()
         self.boxes.begin_rebuild()
         self.contents.in_memory()
         assert self.library is not None and self.theory is not None
-        self.library.forget(snippets)
+        before = self.library.forget(snippets)
         self.theory.forget_snippets(snippets)
         self.check_snippets(sorted(snippets))
+        return shown_differently(before, self.library, snippets)
 
     def check_snippets(self, names: list[str]) -> None:
         """What every snippet is checked for once, whichever pages show it (and whether any does): its recipe

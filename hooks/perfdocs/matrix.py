@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .badges import recipes_on_page, tested_with_badge
 from .budgets import estimator_html
@@ -53,6 +53,17 @@ def technique_matrix(
         f"- **{snippet.title}**: {snippet.summary}" for snippet in sorted(snippets, key=lambda s: s.title.lower())
     ]
     return lines
+
+
+def matrix_row(snippet: Snippet | None) -> tuple[str, tuple[str, ...], str] | None:
+    """What the technique matrix shows of a snippet (its title, what it helps with, its summary)."""
+    return None if snippet is None else (snippet.title, tuple(snippet.helps), snippet.summary)
+
+
+def shown_differently(before: Mapping[str, Snippet | None], library: SnippetLibrary, names: Iterable[str]) -> bool:
+    """Whether the matrix shows any of the snippets ``names`` differently from ``before`` (as they were read; a
+    snippet not there was never read) now that ``library`` reads them again."""
+    return any(name not in before or matrix_row(before[name]) != matrix_row(library.get(name)[0]) for name in names)
 
 
 def published(snippets: Sequence[Snippet], pages: Mapping[str, tuple[str, list[Inclusion]]]) -> list[Snippet]:

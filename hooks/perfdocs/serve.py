@@ -230,11 +230,11 @@ class LiveBuilds:
                 return False  # the full build reports it and leaves the page out
             if API_MARKER in before[src] or API_MARKER in state.sources[src]:
                 return False  # its entries are in the API index every page's links resolve with
-        state.begin_rebuild(plan.snippets)
+        rows_changed = state.begin_rebuild(plan.snippets)
         matrix_changed = build.refresh_site_index(files, set(plan.pages))
         if matrix_changed is None:
             return False
-        if matrix_changed or plan.snippets:  # the matrix shows each page's snippets and the snippets' own titles
+        if matrix_changed or rows_changed:  # the matrix shows each page's snippets and the snippets' titles
             matrix = {src for src, text in state.sources.items() if MATRIX_MARKER in text}
             again = matrix | set(plan.pages)
             plan.pages = [f.src_uri for f in files.documentation_pages() if f.src_uri in again]
@@ -275,7 +275,6 @@ class LiveBuilds:
             search.on_post_build(config=config)
         build.post_build(config)
         return True
-
 
     def new_nav(self, nav_config: list[Any]) -> None:
         """The nav built again from ``nav_config`` over the same pages: MkDocs makes a new page object for each

@@ -116,10 +116,9 @@ class SnippetLibrary:
             return []
         return sorted(p.stem for p in self.directory.glob("*.md"))
 
-    def forget(self, names: set[str]) -> None:
-        """Read these snippets again on their next use (they changed on disk)."""
-        for name in names:
-            self._cache.pop(name, None)
+    def forget(self, names: set[str]) -> dict[str, Snippet | None]:
+        """Read these snippets again on their next use (they changed on disk); those that were read, as they were."""
+        return {name: self._cache.pop(name)[0] for name in names if name in self._cache}
 
     def get(self, name: str) -> tuple[Snippet | None, list[Diagnostic]]:
         if name not in self._cache:
