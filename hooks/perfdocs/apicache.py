@@ -62,9 +62,10 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def renderer_versions() -> list[str]:
+def renderer_versions(names: Iterable[str] = RENDERERS) -> list[str]:
+    """'name version' of each distribution in ``names`` ('name -' when it is not installed)."""
     versions = []
-    for name in RENDERERS:
+    for name in names:
         try:
             versions.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:

@@ -12,25 +12,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .apicache import Snapshot
+from .apicache import Snapshot, renderer_versions
 
 CONTENT_DIR = Path(".cache") / "perfdocs" / "content"
 READERS = ("nh3", "selectolax")  # beside apicache.RENDERERS (Material's section parser among them)
 T = TypeVar("T")
-
-
-def _versions() -> list[str]:
-    found = []
-    for name in READERS:
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            found.append(f"{name} -")
-    return found
 
 
 class ContentCache:
@@ -40,23 +29,23 @@ class ContentCache:
 
     def __init__(self, root: Path | None = None) -> None:
         self.snapshot = (
-            Snapshot(root / CONTENT_DIR, ["content", *_versions()], "what the pages' HTML gave") if root else None
+            Snapshot(root / CONTENT_DIR, ["content", *renderer_versions(READERS)], "what the pages' HTML gave")
+            if root
+            else None
         )
         kept = self.snapshot.load() if self.snapshot is not None else None
         self.kept: dict[str, Any] = kept if isinstance(kept, dict) else {}
         self.used: dict[str, Any] = {}
-        self.hits = self.misses = 0
+        self.misses = 0  # values made by this build (save writes them)
 
     def get(self, kind: str, html: str, make: Callable[[], T]) -> T:
         key = f"{kind} {hashlib.sha256(html.encode('utf-8', 'surrogatepass')).hexdigest()}"
-        if key in self.used:
-            self.hits += 1
-        elif key in self.kept:
-            self.used[key] = self.kept[key]
-            self.hits += 1
-        else:
-            self.used[key] = make()
-            self.misses += 1
+        if key not in self.used:
+            if key in self.kept:
+                self.used[key] = self.kept[key]
+            else:
+                self.used[key] = make()
+                self.misses += 1
         return self.used[key]  # type: ignore[no-any-return]
 
     def in_memory(self) -> None:
