@@ -72,6 +72,25 @@ def copy_project(dest: Path, kept: bool = True) -> Path:
     return dest
 
 
+def hooked_project(project: Path, files: dict[str, str]) -> Path:
+    """A project of ``files`` (path -> text) built with this repository's hooks (a link to them)."""
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text, encoding="utf-8")
+    (project / "hooks").symlink_to(ROOT / "hooks", target_is_directory=True)
+    return project
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file of a built site, by its path in the site."""
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def build_messages(log: str) -> list[str]:
+    """What a build logged, less the lines that name its output folder or its time."""
+    return [line for line in log.splitlines() if "Documentation built in" not in line and "directory" not in line]
+
+
 def tool(name: str) -> str:
     """The console script installed next to this interpreter (mkdocs, properdocs, perfdocs)."""
     candidate = Path(sys.executable).parent / name

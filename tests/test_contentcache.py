@@ -11,7 +11,7 @@ import pytest
 from perfdocs import build as build_module
 from perfdocs.contentcache import CONTENT_DIR, ContentCache
 
-from .sitetools import build_in_process, minimal_config
+from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
 
 
 def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path) -> None:
@@ -78,10 +78,7 @@ def test_a_build_that_reuses_the_pages_html_writes_the_same_site(
         "docs/index.md": "# Home\n\nSee [the guide](guide.md#precision) and [a gap](guide.md#nowhere).\n",
         "docs/guide.md": "# Guide\n\n## Precision\n\n<Tip>\n\nHalf <b onclick='x()'>precision</b>.\n\n</Tip>\n",
     }
-    for rel, text in files.items():
-        (project / rel).parent.mkdir(parents=True, exist_ok=True)
-        (project / rel).write_text(text, encoding="utf-8")
-    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
+    hooked_project(project, files)
     cleaned: list[int] = []
     clean_page = build_module.clean_page
 
@@ -94,18 +91,10 @@ def test_a_build_that_reuses_the_pages_html_writes_the_same_site(
     assert len(cleaned) == 2
     second = build_in_process(project, tmp_path / "second", strict=False)
     assert len(cleaned) == 2  # nothing sanitised again
-
-    def told(log: str) -> list[str]:  # less the lines that name the output folder or the time
-        return [line for line in log.splitlines() if "Documentation built in" not in line and "directory" not in line]
-
-    assert told(first.stderr) == told(second.stderr)
-    told_first = told(first.stderr)
-    assert any("onclick" in line for line in told_first) and any("nowhere" in line for line in told_first)
-
-    def tree(site: Path) -> dict[str, bytes]:
-        return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
-
-    assert tree(tmp_path / "first") == tree(tmp_path / "second")
+    told = build_messages(first.stderr)
+    assert told == build_messages(second.stderr)
+    assert any("onclick" in line for line in told) and any("nowhere" in line for line in told)
+    assert site_files(tmp_path / "first") == site_files(tmp_path / "second")
     (project / "docs/guide.md").write_text(files["docs/guide.md"] + "\nMore.\n", encoding="utf-8")
     build_in_process(project, tmp_path / "third", strict=False)
     assert len(cleaned) == 3  # the edited page only

@@ -12,7 +12,7 @@ import pytest
 from perfdocs import parallel
 from perfdocs.parallel import MIN_ITEMS_PER_JOB, Ahead
 
-from .sitetools import build_in_process, minimal_config
+from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
 
 ENOUGH = MIN_ITEMS_PER_JOB * 2  # the fewest items for which workers are started
 
@@ -97,19 +97,7 @@ def _site(project: Path, pages: int) -> None:
             f"---\nscenario: train-gpu-one\n---\n# Page {i}\n\n<Tip>\n\nTip {i}.\n\n</Tip>\n\n"
             f'## Precision\n\n<Theory name="amp"/>\n\n[`Trainer`] and [back](index.md).{broken}\n'
         )
-    for rel, text in files.items():
-        (project / rel).parent.mkdir(parents=True, exist_ok=True)
-        (project / rel).write_text(text, encoding="utf-8")
-    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
-
-
-def _told(log: str) -> list[str]:
-    """What a build logged, less the lines that name its output folder or its time."""
-    return [line for line in log.splitlines() if "Documentation built in" not in line and "directory" not in line]
-
-
-def _tree(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+    hooked_project(project, files)
 
 
 def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
@@ -133,6 +121,6 @@ def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
     taken.clear()
     in_order = build_in_process(project, tmp_path / "in-order", strict=False)
     assert taken == [False] * (ENOUGH + 6)
-    assert _told(ahead.stderr) == _told(in_order.stderr)
+    assert build_messages(ahead.stderr) == build_messages(in_order.stderr)
     assert "p9999.md" in ahead.stderr
-    assert _tree(tmp_path / "ahead") == _tree(tmp_path / "in-order")
+    assert site_files(tmp_path / "ahead") == site_files(tmp_path / "in-order")

@@ -222,7 +222,7 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
     import perfdocs.pipeline
     from perfdocs.cli import main
 
-    from .sitetools import build_in_process, minimal_config
+    from .sitetools import build_in_process, hooked_project, minimal_config
 
     project = tmp_path / "project"
     files = {
@@ -233,10 +233,7 @@ def test_a_build_expands_each_page_once_for_the_matrix_and_the_page(
         "docs/train.md": '---\nscenario: train-gpu-one\n---\n# Train\n\n<TestedWith/>\n\n## Precision\n\n<Theory name="amp"/>\n',
         "docs/infer.md": '---\nscenario: infer-cpu\n---\n# Infer\n\n## Precision\n\n<Theory name="amp"/>\n',
     }
-    for rel, text in files.items():
-        (project / rel).parent.mkdir(parents=True, exist_ok=True)
-        (project / rel).write_text(text, encoding="utf-8")
-    (project / "hooks").symlink_to(Path(__file__).resolve().parents[1] / "hooks", target_is_directory=True)
+    hooked_project(project, files)
     expanded: list[str] = []
 
     def counted(body: str, page_path: str, *args: object, **kwargs: object) -> object:
