@@ -32,6 +32,7 @@ from .build import BuildState, NavSections, SiteFile
 from .diagnostics import display_path
 from .embeds import embed_hosts
 from .gated import gated_models
+from .highlightmemo import install as keep_highlighted_code
 from .mkdocstrings_adapter import HANDLER
 from .project import CONFIG_NAMES, MissingConfig, Project, ProjectError
 from .redirects import redirect_hosts
@@ -57,6 +58,7 @@ class MkDocsBuild:
         settings = api_config(config, project.display(project.config_file))
         without_repository(config)
         require_extensions(config, project.display(project.config_file))
+        keep_highlighted_code()
         self.state.start(project, settings, front_matter_body)
 
     def files(self, files: Any) -> Any:
