@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -112,10 +113,14 @@ def build(
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
 
 
-def build_in_process(project: Path, site: Path, strict: bool = True) -> subprocess.CompletedProcess[str]:
+def build_in_process(
+    project: Path, site: Path, strict: bool = True, then: Callable[[], None] | None = None
+) -> subprocess.CompletedProcess[str]:
     """What ``build`` returns, from MkDocs' build run in this process as its command line runs it (startup and
     shutdown events, the log as it prints it: ``ERROR   -  message``), without a new interpreter (~0.7 s less
-    per build). For the many small builds of the error corpus; ``build`` stays the one the site is built with."""
+    per build). For the many small builds of the error corpus; ``build`` stays the one the site is built with.
+    ``then``: the build is ``mkdocs serve``'s first, and ``then`` runs after it, before the shutdown event (an
+    incremental rebuild: perfdocs.serve.LIVE.rebuild)."""
     import logging
 
     from mkdocs.commands.build import build as mkdocs_build
@@ -135,9 +140,11 @@ def build_in_process(project: Path, site: Path, strict: bool = True) -> subproce
     code = 0
     try:
         config = load_config(config_file=str(project / "mkdocs.yml"), site_dir=str(site), strict=strict)
-        config.plugins.on_startup(command="build", dirty=False)
+        config.plugins.on_startup(command="build" if then is None else "serve", dirty=False)
         try:
             mkdocs_build(config)
+            if then is not None:
+                then()
         finally:
             config.plugins.on_shutdown()
     except (Abort, ConfigurationError) as exc:  # what the command line prints and exits 1 on

@@ -124,3 +124,39 @@ def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
     assert build_messages(ahead.stderr) == build_messages(in_order.stderr)
     assert "p9999.md" in ahead.stderr
     assert site_files(tmp_path / "ahead") == site_files(tmp_path / "in-order")
+
+
+def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snippet saved under mkdocs serve: the engine converts the first page that shows it while a worker renders
+    the others (one a job, however few), and each page shows the new text."""
+    from perfdocs.serve import LIVE
+
+    project = tmp_path / "project"
+    _site(project, 4)
+    taken: list[bool] = []
+    take = Ahead.take
+
+    def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
+        result = take(self, index)
+        taken.append(result is not None)
+        return result
+
+    def save_and_rebuild() -> None:
+        taken.clear()  # the first build's four pages are too few for workers: nothing was taken
+        snippet = project / "docs" / "performance" / "_theory" / "amp.md"
+        snippet.write_text(snippet.read_text(encoding="utf-8").replace("Half.", "Half, now bf16."), encoding="utf-8")
+        LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
+        LIVE.rebuild()
+
+    monkeypatch.setattr(Ahead, "take", counted)
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
+    try:
+        built = build_in_process(project, tmp_path / "site", strict=False, then=save_and_rebuild)
+    finally:
+        LIVE.startup("build", dirty=False)
+    assert "rebuilt 4 pages" in built.stderr
+    assert taken == [True, True, True]  # p1, p2 and p3 from the worker; p0 converted meanwhile
+    for i in range(4):
+        assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")

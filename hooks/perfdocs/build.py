@@ -80,13 +80,15 @@ class RenderedAhead:
     ahead: Ahead[PageText, PageRender] | None = None
     places: dict[str, tuple[int, str]] = field(default_factory=dict)  # docs path -> (place in ahead, its body)
 
-    def start(self, state: BuildState, texts: list[PageText]) -> None:
+    def start(self, state: BuildState, texts: list[PageText], again: bool = False) -> None:
+        """``again``: the few pages an incremental rebuild renders (serve.py), the first by the engine while a
+        worker renders the others, one a job."""
         global _RENDERING
         self.stop()
-        pages = [text for text in texts if "<TechniqueMatrix" not in text[2]]
+        pages = [text for text in texts[1 if again else 0 :] if "<TechniqueMatrix" not in text[2]]
         _RENDERING = state
         try:
-            self.ahead = Ahead(_render_chunk, pages)
+            self.ahead = Ahead(_render_chunk, pages, chunk=1, least=1) if again else Ahead(_render_chunk, pages)
         finally:
             _RENDERING = None
         self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
@@ -315,10 +317,10 @@ class BuildState:
             calculator=self.calculators[0] if self.calculators else None,
         )
 
-    def prerender(self, texts: list[PageText]) -> None:
+    def prerender(self, texts: list[PageText], again: bool = False) -> None:
         """Every page rendered ahead (RenderedAhead); page_markdown takes the result when MkDocs hands over the
-        same Markdown, and renders the page itself when the workers are behind."""
-        self.prerendered.start(self, texts)
+        same Markdown, and renders the page itself when the workers are behind (``again``: RenderedAhead.start)."""
+        self.prerendered.start(self, texts, again)
 
     def page_markdown(self, markdown: str, file: SiteFile) -> tuple[str, frozenset[str]]:
         """The page's Markdown as the Markdown engine is to read it, and the front matter keys the page may not

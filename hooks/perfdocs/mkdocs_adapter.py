@@ -78,6 +78,10 @@ class MkDocsBuild:
     def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
         return self.state.refresh_site_index([site_file(f) for f in files.documentation_pages()], changed)
 
+    def render_ahead(self, pages: list[Any]) -> None:
+        """An incremental rebuild (serve.py) renders ``pages`` again: all but the first rendered in a worker."""
+        self.state.prerender([self.state.page_text(site_file(page.file)) for page in pages], again=True)
+
     def nav(self, nav: Any, config: Any, files: Any) -> None:
         self.nav_object = nav
         in_nav = {page.file.src_uri for page in nav.pages} if config.nav else None

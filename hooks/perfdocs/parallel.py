@@ -58,17 +58,23 @@ class Ahead(Generic[T, R]):
     when the caller has overtaken the workers (the job had not started: it is cancelled, and the caller computes
     those items itself), when the job failed, or when no worker was started (too few items, one core, no fork).
     A failure costs only speed, and says so once. ``close()`` stops the workers and drops the results.
-    Forking and the rules for ``fn`` are fork_map's.
+    Forking and the rules for ``fn`` are fork_map's. ``least``: the fewest items worth starting workers for
+    (``chunk`` items a job).
     """
 
     def __init__(
-        self, fn: Callable[[list[T]], list[R]], items: Sequence[T], jobs: int | None = None, chunk: int = AHEAD_CHUNK
+        self,
+        fn: Callable[[list[T]], list[R]],
+        items: Sequence[T],
+        jobs: int | None = None,
+        chunk: int = AHEAD_CHUNK,
+        least: int = MIN_ITEMS_PER_JOB * 2,
     ) -> None:
         jobs = ahead_jobs() if jobs is None else jobs
         self._chunk = chunk
         self._futures: list[Future[list[R]]] = []
         self._pool: ProcessPoolExecutor | None = None
-        if jobs < 1 or len(items) < MIN_ITEMS_PER_JOB * 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if jobs < 1 or len(items) < least or "fork" not in multiprocessing.get_all_start_methods():
             return
         gc.freeze()  # the workers are forked at the first submit
         try:

@@ -244,6 +244,8 @@ class LiveBuilds:
         titles = {page.file.src_uri: state.page_titles.get(page.file.src_uri) for page in pages}
         for page in pages:
             build.forget(page)
+        build.render_ahead(pages)
+        for page in pages:
             _populate_page(page, config, files)
         # on_env, for the pages rendered again: autorefs turns their cross-references into links (the other
         # plugins' on_env write site files once per full build: mkdocstrings' CSS would come out empty now)
