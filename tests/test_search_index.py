@@ -21,6 +21,7 @@ from perfdocs.search import (
     INDEX,
     SearchPage,
     _Sections,
+    entry_sections,
     index_html,
     index_tree,
     page_facets,
@@ -349,6 +350,16 @@ EDGE_CASES = {
 @pytest.mark.parametrize("content", EDGE_CASES.values(), ids=EDGE_CASES.keys())
 def test_the_walk_feeds_materials_parser_what_its_tokenizer_would(content: str) -> None:
     assert walked_sections(content) == material_sections(content)
+
+
+@pytest.mark.parametrize("content", EDGE_CASES.values(), ids=EDGE_CASES.keys())
+def test_the_entries_walk_reads_the_content_as_it_is_as_materials_parser_does(content: str) -> None:
+    """entry_sections reads the content with nothing left out (permalinks, code, excluded parts included), as
+    Material's index does; the sections it leaves out are the excluded ones."""
+    parser = Parser()
+    parser.feed(LexborHTMLParser(f"<body>{content}</body>").body.inner_html)
+    parser.close()
+    assert _shown(list(entry_sections(content))) == _shown([s for s in parser.data if not s.is_excluded()])
 
 
 def test_the_walk_reads_every_built_page_as_materials_tokenizer_does(site_bare: Path) -> None:

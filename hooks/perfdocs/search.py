@@ -3,9 +3,9 @@
 Material's search plugin indexes each section's text with its code blocks, the technique matrix's ✓ links
 (with their screen-reader text) and tab labels run together ("TrainerAcceleratePyTorch"), and the theme
 fetches that index on every page load. Here each section's text is rebuilt from the page content with that
-noise left out, by Material's own section parser so that the sections stay Material's (its handlers fed from
-the page's one lexbor parse, not from its html.parser tokenizer: the same events, in two thirds of the
-time). After the build the
+noise left out, by Material's section parser's rules (_Sections) so that the sections stay Material's: applied
+while walking the page's one lexbor parse instead of its html.parser tokenizer's events, the same sections in
+about a third of the time. After the build the
 full index goes to :data:`FULL_INDEX`, which ``docs/assets/search-worker.js`` fetches on the first query,
 and Material's path keeps only the configuration, so that a page load costs a few hundred bytes.
 
@@ -25,10 +25,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
-from material.plugins.search.plugin import Parser
+from material.plugins.search.plugin import Element, Parser, Section
+from material.plugins.search.plugin import void as MATERIAL_VOID
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .diagnostics import SourceMap
@@ -98,8 +100,27 @@ _NO_END_TAG = frozenset(
 )
 
 
-class _Sections(Parser):  # type: ignore[misc]  # Material's plugin has no type hints
-    """Material's search section parser, its handlers called while walking a parsed tree."""
+HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
+KEPT_TAGS = frozenset(Parser().keep)  # the tags whose markup Material keeps in a section's text
+ALWAYS_SKIPPED = frozenset(Parser().skip)  # object, script, style: Material's parser never reads what they hold
+
+
+class _Sections:
+    """Material's search section parser (``Parser`` in its search plugin), its handlers' rules applied while
+    walking a parsed tree: the same Section objects, in document order, in about a third of the time.
+
+    Material's parser compares elements by tag alone (``Element.__eq__``), so its stack of open elements and its
+    set of skipped elements are kept here as counts per tag and a set of tags. tests/test_search_index.py feeds
+    Material's own parser the same HTML through its html.parser tokenizer and compares, on edge cases, on every
+    page of the real site and as Material's index reads the attacker's site."""
+
+    def __init__(self) -> None:
+        self.context: list[tuple[str, bool]] = []  # open elements: tag, whether it is a permalink (a.headerlink)
+        self.open: dict[str, int] = {}  # tag -> open elements of that tag
+        self.permalinks = 0  # open a.headerlink elements
+        self.skip = set(ALWAYS_SKIPPED)  # tags whose content is left out while one is open
+        self.section: Any = None
+        self.data: list[Any] = []
 
     def walk(self, root: LexborNode) -> list[Any]:
         """The sections of ``root``'s content (Material's Section objects), in document order."""
@@ -110,17 +131,93 @@ class _Sections(Parser):  # type: ignore[misc]  # Material's plugin has no type 
             if node is None:
                 stack.pop()
                 if tag is not None:
-                    self.handle_endtag(tag)
+                    self.end(tag)
                 continue
             name = node.tag or ""
             if name == "-text":
-                self.handle_data(node.text_content or "")
+                self.text(node.text_content or "")
             elif not name.startswith(("-", "!")):  # not a comment or a doctype
                 # a valueless attribute as the tokenizer read it back from lexbor's output: data-search-exclude=""
-                self.handle_starttag(name, [(k, "" if v is None else v) for k, v in node.attributes.items()])
+                self.start(name, {k: "" if v is None else v for k, v in node.attributes.items()})
                 if name not in _NO_END_TAG:
                     stack.append((node.iter(include_text=True), name))
-        return self.data  # type: ignore[no-any-return]
+        return self.data
+
+    def skipping(self) -> bool:
+        return any(self.open.get(tag) for tag in self.skip)
+
+    def kept_in(self) -> list[str]:
+        """Where kept markup and text go: the section's title while its heading is open, else its text."""
+        return self.section.title if self.open.get(self.section.el.tag) else self.section.text
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag in MATERIAL_VOID:
+            return
+        permalink = tag == "a" and attrs.get("class") == "headerlink"
+        self.context.append((tag, permalink))
+        self.open[tag] = self.open.get(tag, 0) + 1
+        self.permalinks += permalink
+        if tag in HEADINGS and "id" in attrs:
+            depth = len(self.context)
+            if tag != "h1" and not self.data:  # a top-level section first
+                self.data.append(Section(Element("hx"), depth))
+            self.section = Section(Element(tag, attrs), depth)
+            if self.data:
+                self.section.id = attrs["id"]
+            self.data.append(self.section)
+        if self.section is None:  # the preface
+            self.section = Section(Element("hx"))
+            self.data.append(self.section)
+        for key, value in attrs.items():
+            if key == "data-search-exclude" or (key == "class" and value == "linenodiv"):
+                self.skip.add(tag)
+                return
+        if tag in KEPT_TAGS and not self.skipping():
+            self.kept_in().append(f"<{tag}>")
+
+    def end(self, tag: str) -> None:
+        if not self.context or self.context[-1][0] != tag:
+            return
+        depth = len(self.context)
+        if self.section.depth > depth:  # leaving the element a heading was nested in: back to the section before
+            for section in reversed(self.data):
+                if section.depth <= depth:
+                    self.section.depth = float("inf")  # never taken up again
+                    self.section = section
+                    break
+        _, permalink = self.context.pop()
+        self.open[tag] -= 1
+        self.permalinks -= permalink
+        if tag in self.skip:
+            if tag not in ALWAYS_SKIPPED:
+                self.skip.discard(tag)
+            return
+        if tag in KEPT_TAGS and not self.skipping():
+            kept = self.kept_in()
+            index = kept.index(f"<{tag}>")
+            if all(part.isspace() for part in kept[index + 1 :]):
+                del kept[index:]  # an element with nothing but whitespace in it leaves
+            else:
+                kept.append(f"</{tag}>")
+
+    def text(self, data: str) -> None:
+        if self.skipping():
+            return
+        pre = self.open.get("pre", 0) > 0
+        if not pre:
+            data = " " if data.isspace() else data.replace("\n", " ")
+        if self.section is None:  # the preface
+            self.section = Section(Element("hx"))
+            self.data.append(self.section)
+        if self.open.get(self.section.el.tag):
+            if not self.permalinks:
+                self.section.title.append(escape(data, quote=False))
+        elif data.isspace():
+            text = self.section.text
+            if not text or not text[-1].isspace() or pre:
+                text.append(data)
+        else:
+            self.section.text.append(escape(data, quote=False))
 
 
 def search_plugin(config: Any) -> Any:
@@ -133,9 +230,9 @@ def search_plugin(config: Any) -> Any:
 
 
 def index_pages_by_walk(plugin: Any, sections: Callable[[str, Callable[[], Any]], Any] | None = None) -> None:
-    """Material's search plugin reads each page's sections with its own parser's handlers fed by a walk over a
-    lexbor parse, not by its html.parser tokenizer: the same entries (tests/test_search_index.py builds the real
-    site and an attacker's and compares them page by page), in about two thirds of the time. ``sections(content,
+    """Material's search plugin reads each page's sections by its parser's rules applied in a walk over a lexbor
+    parse (_Sections), not by its html.parser tokenizer: the same entries (tests/test_search_index.py builds the
+    real site and an attacker's and compares them page by page), in about a third of the time. ``sections(content,
     read)``: where a page's sections are kept by its content (ContentCache.get), ``read`` making them when not."""
     index = plugin.search_index
     index.add_entry_from_context = functools.partial(add_entry_from_context, index, sections=sections)
