@@ -222,6 +222,12 @@ def _clean(html: str, tags: set[str] = _TAGS) -> str:
 
 
 def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 asks for every attribute of a page, and most repeat (Pygments' classes): the answers for short values
+    are kept (_MEMO_VALUE)."""
+    return _kept_attribute(tag, attribute, value) if len(value) <= _MEMO_VALUE else _filtered(tag, attribute, value)
+
+
+def _filtered(tag: str, attribute: str, value: str) -> str | None:
     """What nh3 keeps of each attribute it allows: the URL attributes ammonia does not check, the classes content
     may have, and no reserved id or data-md-* attribute (see RESERVED_ID_PREFIXES)."""
     if attribute == "class":
@@ -240,6 +246,10 @@ def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
     if attribute == "cite":
         return value if _allowed_url(value) else None
     return value
+
+
+_MEMO_VALUE = 200  # the longest attribute value whose answer is kept (a data: URL or a long style is not)
+_kept_attribute = functools.lru_cache(maxsize=1 << 14)(_filtered)
 
 
 def is_content_class(name: str) -> bool:
@@ -346,6 +356,13 @@ def _reserved_removal(name: str, value: str, authored: bool) -> _Removal | None:
 
 
 def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None:
+    """What the allowlist removes of one attribute; kept for short values, as _attribute_filter's answers."""
+    if len(value) <= _MEMO_VALUE:
+        return _kept_removal(tag, name, value, authored)
+    return _removal(tag, name, value, authored)
+
+
+def _removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None:
     if name.startswith("on"):
         return _Removal(name, f"event handler attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
     allowed = (
@@ -373,6 +390,9 @@ def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Remo
         if bad:
             return _Removal(name, f"URL with the {bad[0]}: scheme is not allowed", UNSAFE_URL, bad[0])
     return None
+
+
+_kept_removal = functools.lru_cache(maxsize=1 << 14)(_removal)
 
 
 def _embed(node: LexborNode, embeds: EmbedHosts) -> _Removal:
