@@ -40,6 +40,14 @@ def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path
     assert third.get("clean", "<p>b</p>", lambda: make("b made again")) == "B MADE AGAIN"
 
 
+def test_a_value_put_is_kept_as_if_get_had_made_it(tmp_path: Path) -> None:
+    first = ContentCache(tmp_path)
+    first.put("links", "<p>a</p>", ("made", "elsewhere"))
+    assert first.get("links", "<p>a</p>", lambda: pytest.fail("put before")) == ("made", "elsewhere")
+    first.save()
+    assert ContentCache(tmp_path).get("links", "<p>a</p>", lambda: pytest.fail("saved")) == ("made", "elsewhere")
+
+
 def test_a_cache_that_cannot_be_written_costs_speed_only_and_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -110,7 +110,8 @@ def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
 
     def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
         result = take(self, index)
-        taken.append(result is not None)
+        if self._fn.__name__ == "_render_chunk":
+            taken.append(result is not None)
         return result
 
     monkeypatch.setattr(Ahead, "take", counted)
@@ -130,21 +131,25 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A snippet saved under mkdocs serve: the engine converts the first page that shows it while a worker renders
-    the others (one a job, however few), and each page shows the new text."""
+    the others (one a job, however few), and a worker reads each page's HTML while the engine converts the next;
+    each page shows the new text."""
     from perfdocs.serve import LIVE
 
     project = tmp_path / "project"
     _site(project, 4)
     taken: list[bool] = []
+    read: list[bool] = []
     take = Ahead.take
 
     def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
         result = take(self, index)
-        taken.append(result is not None)
+        kept = {"_render_chunk": taken, "_content_chunk": read}[self._fn.__name__]
+        kept.append(result is not None)
         return result
 
     def save_and_rebuild() -> None:
-        taken.clear()  # the first build's four pages are too few for workers: nothing was taken
+        assert not any(taken) and not read  # the first build's four pages are too few for workers
+        taken.clear()
         snippet = project / "docs" / "performance" / "_theory" / "amp.md"
         snippet.write_text(snippet.read_text(encoding="utf-8").replace("Half.", "Half, now bf16."), encoding="utf-8")
         LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
@@ -158,5 +163,6 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
         LIVE.startup("build", dirty=False)
     assert "rebuilt 4 pages" in built.stderr
     assert taken == [True, True, True]  # p1, p2 and p3 from the worker; p0 converted meanwhile
+    assert read == [True] * 4  # every page's HTML read by a worker
     for i in range(4):
         assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")

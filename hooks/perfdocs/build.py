@@ -50,7 +50,15 @@ from .project import Project
 from .recipes import marker_problems
 from .redirects import NETLIFY_FILE
 from .sanitize import Finding, clean_page
-from .search import FULL_INDEX, INDEX, SearchPage, section_facts, with_shared, write_index
+from .search import (
+    FULL_INDEX,
+    INDEX,
+    SearchPage,
+    SectionFacts,
+    section_facts,
+    with_shared,
+    write_index,
+)
 from .sitecheck import missing_nav_entries, nav_missing_pages, not_in_nav
 from .siteredirects import SiteRedirects
 from .text import body_offset, split_front_matter
@@ -70,15 +78,33 @@ def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Dia
 
 
 PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
+ContentRead = tuple[tuple[str, list[Finding]], PageHTML, SectionFacts]  # what page_content reads of a page's HTML
+
+
+def _content_chunk(pages: list[str]) -> list[ContentRead]:
+    """What BuildState.page_content reads of each page's HTML: the sanitiser's output and findings, then the links
+    and ids and the search sections of that output (from one parse, the links first: section_facts edits it)."""
+    read = []
+    for html in pages:
+        cleaned, findings = clean_page(html)
+        tree = LexborHTMLParser(f"<body>{cleaned}</body>")
+        read.append(((cleaned, findings), read_tree(tree), section_facts(tree)))
+    return read
 
 
 @dataclass
 class RenderedAhead:
     """The site's pages rendered in forked workers while MkDocs goes on with the pages one by one on this core
-    (BuildState.prerender). Pages with a component generated from every page (<TechniqueMatrix/>) are not."""
+    (BuildState.prerender). Pages with a component generated from every page (<TechniqueMatrix/>) are not.
+
+    An incremental rebuild of several pages (``again``) also hands each page's HTML to a worker as MkDocs makes
+    it (``defer``), and MkDocs goes on with the next page: ``deferred`` gives each page's reading, which its
+    content waits for (serve.py sets it before any plugin's on_env)."""
 
     ahead: Ahead[PageText, PageRender] | None = None
     places: dict[str, tuple[int, str]] = field(default_factory=dict)  # docs path -> (place in ahead, its body)
+    reading: Ahead[str, ContentRead] | None = None
+    waiting: dict[str, tuple[int, SiteFile, str, Any]] = field(default_factory=dict)  # src -> (place, file, html...)
 
     def start(self, state: BuildState, texts: list[PageText], again: bool = False) -> None:
         """``again``: the few pages an incremental rebuild renders (serve.py), the first by the engine while a
@@ -92,6 +118,28 @@ class RenderedAhead:
         finally:
             _RENDERING = None
         self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
+        if again and len(texts) > 1:
+            self.reading = Ahead(_content_chunk, [], chunk=1, least=0)
+
+    def defer(self, file: SiteFile, html: str, scenario: Any) -> bool:
+        """The page's HTML handed to the reading worker; False when there is none (the caller reads it)."""
+        place = self.reading.put(html) if self.reading is not None else None
+        if place is not None:
+            self.waiting[file.src] = (place, file, html, scenario)
+        return place is not None
+
+    def deferred(self, contents: ContentCache) -> Iterator[tuple[SiteFile, str, Any]]:
+        """Each deferred page (file, HTML, scenario), in order, once what the worker read of it is in
+        ``contents`` (where the worker failed, the caller reads it)."""
+        waiting, self.waiting = self.waiting, {}
+        for place, file, html, scenario in waiting.values():
+            read = self.reading.take(place) if self.reading is not None else None
+            if read is not None:
+                (cleaned, _), links, facts = read
+                contents.put("clean", html, read[0])
+                contents.put("links", cleaned, links)
+                contents.put("sections", cleaned, facts)
+            yield file, html, scenario
 
     def take(self, src: str, markdown: str) -> PageRender | None:
         """The page's result, when it was rendered from the same Markdown and the workers got there first."""
@@ -100,9 +148,10 @@ class RenderedAhead:
 
     def stop(self) -> None:
         """The workers stopped: every page is converted, or the build starts again."""
-        if self.ahead is not None:
-            self.ahead.close()
-        self.ahead, self.places = None, {}
+        for workers in (self.ahead, self.reading):
+            if workers is not None:
+                workers.close()
+        self.ahead, self.places, self.reading, self.waiting = None, {}, None, {}
 
 
 @dataclass(frozen=True)
@@ -355,12 +404,13 @@ class BuildState:
             self.inclusions[src] = rendered.inclusions
         return rendered.text, refused
 
-    def page_content(self, html: str, file: SiteFile, scenario: Any) -> str:
-        """The page's HTML through the allowlist; each removal the Markdown side missed is reported.
-
-        The links and ids of the cleaned content are kept for the link check: what the author wrote is
-        checked from here, without parsing the theme around it on every page (`perfdocs check-links`
-        still reads whole pages, theme included)."""
+    def page_content(self, html: str, file: SiteFile, scenario: Any, deferred: bool = False) -> str:
+        """The page's HTML through the allowlist ("" while a worker reads it: RenderedAhead.defer); each removal the
+        Markdown side missed is reported. The links and ids of the cleaned content are kept for the link check:
+        what the author wrote is checked from here, without parsing the theme around it on every page
+        (`perfdocs check-links` still reads whole pages, theme included)."""
+        if not deferred and self.prerendered.defer(file, html, scenario):
+            return ""
         cleaned = self.sanitise(html, file)
         tree: list[LexborHTMLParser] = []  # one parse for the links and the search index, when either is not kept
 
@@ -489,7 +539,7 @@ class BuildState:
         urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
         files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)
         self.report(problems)
-        self.write_for_assistants(site, nav, set(self.dest_of.values()) | set(files))
+        write_for_assistants(self, site, nav, set(self.dest_of.values()) | set(files))
         log.debug("perfdocs: wrote %d redirect files", len(files))
         map_file = site / MAP_FILE
         map_file.parent.mkdir(parents=True, exist_ok=True)
@@ -510,17 +560,6 @@ class BuildState:
         if size:
             log.info("perfdocs: search index: %s", size)
 
-    def write_for_assistants(self, site: Path, nav: NavSections, taken: set[str]) -> None:
-        """Each page's Markdown beside its HTML, and /llms.txt from the nav (assistants.py)."""
-        assert self.project is not None
-        project = self.project
-        pages = {src: (m.text, m.source_map, m.links) for src, m in self.markdown.items()}
-        shown = self.display(project.config_file)
-        written, problems = write_files(site, pages, self.page_urls, self.dest_of, taken, shown, self.assistant_copies)
-        self.report(problems)
-        about = (project.site_name, project.site_description, project.site_url)
-        write_llms_txt(site, about, nav, written, self.page_titles, self.page_descriptions)
-
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages
         show with <Measured/> (bench/results/), where the project has them (a path that does not exist stops the
@@ -529,6 +568,19 @@ class BuildState:
             return []
         paths = [self.project.redirects_file, self.project.root / RESULTS]
         return [os.fspath(path) for path in paths if path.exists()]
+
+
+def write_for_assistants(state: BuildState, site: Path, nav: NavSections, taken: set[str]) -> None:
+    """Each page's Markdown beside its HTML, and /llms.txt from the nav (assistants.py)."""
+    project = state.project
+    assert project is not None
+    pages = {src: (m.text, m.source_map, m.links) for src, m in state.markdown.items()}
+    shown = state.display(project.config_file)
+    copies = state.assistant_copies
+    written, problems = write_files(site, pages, state.page_urls, state.dest_of, taken, shown, copies)
+    state.report(problems)
+    about = (project.site_name, project.site_description, project.site_url)
+    write_llms_txt(site, about, nav, written, state.page_titles, state.page_descriptions)
 
 
 def site_links(site: Path, base: str, content: Mapping[str, PageHTML], parsed: Parsed, missing: set[str]) -> Report:

@@ -39,7 +39,7 @@ class ContentCache:
         self.misses = 0  # values made by this build (save writes them)
 
     def get(self, kind: str, html: str, make: Callable[[], T]) -> T:
-        key = f"{kind} {hashlib.sha256(html.encode('utf-8', 'surrogatepass')).hexdigest()}"
+        key = self.key(kind, html)
         if key not in self.used:
             if key in self.kept:
                 self.used[key] = self.kept[key]
@@ -47,6 +47,17 @@ class ContentCache:
                 self.used[key] = make()
                 self.misses += 1
         return self.used[key]  # type: ignore[no-any-return]
+
+    def put(self, kind: str, html: str, value: Any) -> None:
+        """``value``, made elsewhere (a forked worker), as ``get`` would have made it for ``html``."""
+        key = self.key(kind, html)
+        if key not in self.used:
+            self.used[key] = value
+            self.misses += key not in self.kept
+
+    @staticmethod
+    def key(kind: str, html: str) -> str:
+        return f"{kind} {hashlib.sha256(html.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
     def in_memory(self) -> None:
         """From now on nothing is written: an incremental rebuild under mkdocs serve keeps what it makes for this

@@ -52,6 +52,7 @@ class MkDocsBuild:
         self.nav_titles: dict[str, str | None] = {}  # docs path -> the nav's title of it, as set
 
     def config(self, config: Any) -> None:
+        self.state.prerendered.stop()  # a build that stopped half-way (serve) left its workers
         self.__init__()  # type: ignore[misc]  # mkdocs serve keeps the hooks module loaded across full builds
         project = project_from_config(config)
         quiet_link_validation(config)
@@ -97,6 +98,13 @@ class MkDocsBuild:
 
     def page_content(self, html: str, page: Any) -> str:
         return self.state.page_content(html, site_file(page.file), page.meta.get("scenario"))
+
+    def settle_contents(self, pages: list[Any]) -> None:
+        """The content of each of ``pages`` whose reading page_content handed to a worker (serve.py: before any
+        plugin's on_env)."""
+        state, by_src = self.state, {page.file.src_uri: page for page in pages}
+        for file, html, scenario in state.prerendered.deferred(state.contents):
+            by_src[file.src].content = state.page_content(html, file, scenario, deferred=True)
 
     def env(self, files: Any) -> None:
         """After every plugin's on_env, before any template runs: each page's title and description kept as the

@@ -71,7 +71,7 @@ class Ahead(Generic[T, R]):
         least: int = MIN_ITEMS_PER_JOB * 2,
     ) -> None:
         jobs = ahead_jobs() if jobs is None else jobs
-        self._chunk = chunk
+        self._fn, self._chunk = fn, chunk
         self._futures: list[Future[list[R]]] = []
         self._pool: ProcessPoolExecutor | None = None
         if jobs < 1 or len(items) < least or "fork" not in multiprocessing.get_all_start_methods():
@@ -86,6 +86,22 @@ class Ahead(Generic[T, R]):
     @property
     def started(self) -> bool:
         return self._pool is not None
+
+    def put(self, item: T) -> int | None:
+        """One more item for the workers of an Ahead of one item a job (``chunk=1``; ``least=0`` starts one with
+        none): its index for ``take``, None when there are no workers."""
+        assert self._chunk == 1
+        if self._pool is None:
+            return None
+        first = not self._futures
+        if first:
+            gc.freeze()  # the workers are forked at the first submit
+        try:
+            self._futures.append(self._pool.submit(self._fn, [item]))
+        finally:
+            if first:
+                gc.unfreeze()
+        return len(self._futures) - 1
 
     def take(self, index: int) -> R | None:
         job = index // self._chunk

@@ -247,6 +247,7 @@ class LiveBuilds:
         build.render_ahead(pages)
         for page in pages:
             _populate_page(page, config, files)
+        build.settle_contents(pages)
         # on_env, for the pages rendered again: autorefs turns their cross-references into links (the other
         # plugins' on_env write site files once per full build: mkdocstrings' CSS would come out empty now)
         autorefs = config.plugins.get("autorefs")
