@@ -5,10 +5,12 @@ that made it writes."""
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
 from perfdocs import build as build_module
+from perfdocs import parallel
 from perfdocs.contentcache import CONTENT_DIR, ContentCache
 
 from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
@@ -38,6 +40,32 @@ def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path
     third = ContentCache(tmp_path)  # only what the second build used was written back
     assert set(third.kept) == set(second.used)
     assert third.get("clean", "<p>b</p>", lambda: make("b made again")) == "B MADE AGAIN"
+
+
+def _shout(html: str) -> tuple[str, int]:
+    return html.upper(), os.getpid()
+
+
+def test_values_made_ahead_are_what_get_hands_out_and_the_worker_starts_from_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """make_ahead: a forked worker makes what the cache does not hold, from the last item on, while the caller
+    takes from the first; get hands out the worker's value where it has one and makes the rest itself."""
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
+    cache = ContentCache()
+    assert cache.get("clean", "<p>kept</p>", lambda: ("KEPT", 0)) == ("KEPT", 0)
+    work = [("clean", f"<p>{i}</p>", _shout) for i in range(4)] + [("clean", "<p>kept</p>", _shout)]
+    cache.make_ahead(work, chunk=1)
+    try:
+        assert len(cache.pending) == 4  # what the cache holds is not made again
+        last, pid = cache.get("clean", "<p>3</p>", lambda: pytest.fail("the worker's first job"))
+        assert last == "<P>3</P>" and pid != os.getpid()
+        for i in range(3):  # whoever made them, they are what the maker makes
+            assert cache.get("clean", f"<p>{i}</p>", lambda i=i: _shout(f"<p>{i}</p>"))[0] == f"<P>{i}</P>"
+        assert cache.get("clean", "<p>kept</p>", lambda: pytest.fail("kept")) == ("KEPT", 0)
+        assert cache.misses == 5 and not cache.pending
+    finally:
+        cache.stop_ahead()
 
 
 def test_a_value_put_is_kept_as_if_get_had_made_it(tmp_path: Path) -> None:

@@ -131,7 +131,8 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A snippet saved under mkdocs serve: the engine converts the first page that shows it while a worker renders
-    the others (one a job, however few), and a worker reads each page's HTML while the engine converts the next;
+    the others (one a job, however few), a worker reads each page's HTML while the engine converts the next, and
+    one makes what printing the pages reads (from the last page on, while the engine prints from the first);
     each page shows the new text."""
     from perfdocs.serve import LIVE
 
@@ -139,17 +140,19 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     _site(project, 4)
     taken: list[bool] = []
     read: list[bool] = []
+    printed: list[bool] = []
     take = Ahead.take
 
     def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
         result = take(self, index)
-        kept = {"_render_chunk": taken, "_content_chunk": read}[self._fn.__name__]
+        kept = {"_render_chunk": taken, "_content_chunk": read, "_make_chunk": printed}[self._fn.__name__]
         kept.append(result is not None)
         return result
 
     def save_and_rebuild() -> None:
         assert not any(taken) and not read  # the first build's four pages are too few for workers
         taken.clear()
+        printed.clear()
         snippet = project / "docs" / "performance" / "_theory" / "amp.md"
         snippet.write_text(snippet.read_text(encoding="utf-8").replace("Half.", "Half, now bf16."), encoding="utf-8")
         LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
@@ -164,5 +167,7 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     assert "rebuilt 4 pages" in built.stderr
     assert taken == [True, True, True]  # p1, p2 and p3 from the worker; p0 converted meanwhile
     assert read == [True] * 4  # every page's HTML read by a worker
+    # each page's search sections asked for once, when it is printed; a worker makes them from the last page on
+    assert len(printed) == 4 and printed[-1]
     for i in range(4):
         assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ It knows no engine: mkdocs_adapter.py translates MkDocs' events and objects into
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import posixpath
@@ -23,7 +24,7 @@ from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
 from .budgets import calculator_pages
-from .contentcache import ContentCache
+from .contentcache import ContentCache, Work
 from .diagnostics import Diagnostic, Location, Reporter, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
@@ -55,6 +56,7 @@ from .search import (
     INDEX,
     SearchPage,
     SectionFacts,
+    entry_sections,
     section_facts,
     with_shared,
     write_index,
@@ -69,6 +71,8 @@ log = logging.getLogger("mkdocs.plugins.perfdocs")
 NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: (title, [(docs path, title)])
 
 
+ENTRIES = "entries"  # the ContentCache kind of the sections Material's index makes entries of (search_sections)
+LATE = "clean after plugins"  # the ContentCache kind of the sanitiser's second pass (late_content)
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 
 
@@ -513,7 +517,7 @@ class BuildState:
         """``html``, content of the page ``file``, through the allowlist; what it removes is reported at the
         Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
         it after the first pass (what the allowlist removes then, a plugin wrote)."""
-        kind = "clean after plugins" if late else "clean"
+        kind = LATE if late else "clean"
         cleaned, findings = self.contents.get(kind, html, lambda: clean_page(html, after_plugins=late))
         if findings:
             markdown = self.markdown.get(file.src)
@@ -535,6 +539,7 @@ class BuildState:
         """The site is written to ``site``: redirect pages, the pages' Markdown and /llms.txt (from ``nav``), the
         link check, the "Build error" boxes and the search index."""
         assert self.project is not None
+        self.contents.stop_ahead()  # every page is printed
         path = self.display(self.project.redirects_file)
         urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
         files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)
@@ -581,6 +586,20 @@ def write_for_assistants(state: BuildState, site: Path, nav: NavSections, taken:
     state.report(problems)
     about = (project.site_name, project.site_description, project.site_url)
     write_llms_txt(site, about, nav, written, state.page_titles, state.page_descriptions)
+
+
+def printing_work(state: BuildState, pages: list[tuple[SiteFile, str, bool]]) -> list[Work]:
+    """What printing each page reads of its content (ContentCache.make_ahead): the sections Material's index
+    makes entries of (for a page search indexes: ``pages`` gives file, content as the plugins left it, indexed),
+    and the content through the allowlist again where a plugin changed it (late_content)."""
+    work: list[Work] = []
+    for file, content, indexed in pages:
+        if indexed:
+            work.append((ENTRIES, content, entry_sections))
+        cleaned = state.cleaned.get(file.src)
+        if cleaned is not None and content != cleaned:
+            work.append((LATE, content, functools.partial(clean_page, after_plugins=True)))
+    return work
 
 
 def site_links(site: Path, base: str, content: Mapping[str, PageHTML], parsed: Parsed, missing: set[str]) -> Report:

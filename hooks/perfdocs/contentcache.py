@@ -16,10 +16,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .apicache import Snapshot, renderer_versions
+from .parallel import Ahead
 
 CONTENT_DIR = Path(".cache") / "perfdocs" / "content"
 READERS = ("nh3", "selectolax")  # beside apicache.RENDERERS (Material's section parser among them)
 T = TypeVar("T")
+Work = tuple[str, str, Callable[[str], Any]]  # kind, HTML, what makes the kind's value of that HTML
+
+_MAKING: list[Work] = []  # what the forked workers of ContentCache.make_ahead make, by place
+
+
+def _make_chunk(places: list[int]) -> list[Any]:
+    return [make(html) for _, html, make in (_MAKING[place] for place in places)]
 
 
 class ContentCache:
@@ -37,6 +45,8 @@ class ContentCache:
         self.kept: dict[str, Any] = kept if isinstance(kept, dict) else {}
         self.used: dict[str, Any] = {}
         self.misses = 0  # values made by this build (save writes them)
+        self.ahead: Ahead[int, Any] | None = None
+        self.pending: dict[str, int] = {}  # key -> its place in ahead
 
     def get(self, kind: str, html: str, make: Callable[[], T]) -> T:
         key = self.key(kind, html)
@@ -44,9 +54,34 @@ class ContentCache:
             if key in self.kept:
                 self.used[key] = self.kept[key]
             else:
-                self.used[key] = make()
+                place = self.pending.pop(key, None)
+                made = self.ahead.take(place) if self.ahead is not None and place is not None else None
+                self.used[key] = make() if made is None else made
                 self.misses += 1
         return self.used[key]  # type: ignore[no-any-return]
+
+    def make_ahead(self, work: list[Work], chunk: int) -> None:
+        """What ``work`` needs and this cache does not hold, made in a forked worker from the end of the list while
+        the build takes from its start: ``get`` takes each value the worker made (waiting while it is at it), and
+        makes the rest itself. Values may not be None. ``stop_ahead`` ends it."""
+        global _MAKING
+        self.stop_ahead()
+        todo: dict[str, Work] = {}
+        for kind, html, make in reversed(work):
+            key = self.key(kind, html)
+            if key not in self.used and key not in self.kept:
+                todo.setdefault(key, (kind, html, make))
+        _MAKING = list(todo.values())
+        try:
+            self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=2)
+        finally:
+            _MAKING = []
+        self.pending = dict(zip(todo, range(len(todo)), strict=True))
+
+    def stop_ahead(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
+        self.ahead, self.pending = None, {}
 
     def put(self, kind: str, html: str, value: Any) -> None:
         """``value``, made elsewhere (a forked worker), as ``get`` would have made it for ``html``."""

@@ -28,7 +28,7 @@ from mkdocs.utils.meta import get_data
 
 from .apicache import settings_key
 from .apiconfig import ApiConfig
-from .build import BuildState, NavSections, SiteFile
+from .build import ENTRIES, BuildState, NavSections, SiteFile, printing_work
 from .diagnostics import display_path
 from .embeds import embed_hosts
 from .gated import gated_models
@@ -36,6 +36,7 @@ from .highlightmemo import install as keep_highlighted_code
 from .mkdocstrings_adapter import HANDLER
 from .project import CONFIG_NAMES, MissingConfig, Project, ProjectError
 from .redirects import redirect_hosts
+from .search import search_plugin
 from .text import markdown_slug, use_slugify
 
 REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
@@ -50,10 +51,13 @@ class MkDocsBuild:
         self.nav_object: Any = None  # MkDocs' nav, for /llms.txt
         self.themed: set[str] = set()  # docs paths whose title and description env() escaped
         self.nav_titles: dict[str, str | None] = {}  # docs path -> the nav's title of it, as set
+        self.searching = False  # Material's search plugin indexes the pages
 
     def config(self, config: Any) -> None:
         self.state.prerendered.stop()  # a build that stopped half-way (serve) left its workers
+        self.state.contents.stop_ahead()
         self.__init__()  # type: ignore[misc]  # mkdocs serve keeps the hooks module loaded across full builds
+        self.searching = search_plugin(config) is not None
         project = project_from_config(config)
         quiet_link_validation(config)
         settings = api_config(config, project.display(project.config_file))
@@ -113,11 +117,17 @@ class MkDocsBuild:
         page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
         Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
         self.state.env()
+        printed = []
         for file in files.documentation_pages():
             if file.page is not None and file.src_uri not in self.themed:
                 self.nav_titles[file.src_uri] = vars(file.page).get("title")
                 self.state.titled(file.src_uri, *theme_text(file.page))
                 self.themed.add(file.src_uri)
+            if file.page is not None and file.page.content:
+                indexed = self.searching and not (file.page.meta.get("search") or {}).get("exclude")
+                printed.append((site_file(file), file.page.content, indexed))
+        work = printing_work(self.state, printed)
+        self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4)
 
     def forget(self, page: Any) -> None:
         """What this build kept of ``page`` dropped before it is rendered again (serve.py), and the title the nav
@@ -141,7 +151,7 @@ class MkDocsBuild:
     def search_sections(self, content: str, read: Callable[[], Any]) -> Any:
         """The sections of a page's content Material's search index makes entries of (search.py), as this build
         keeps them."""
-        return self.state.contents.get("entries", content, read)
+        return self.state.contents.get(ENTRIES, content, read)
 
     def post_page(self, output: str, page: Any) -> None:
         self.state.post_page(output, page.file.dest_uri)
