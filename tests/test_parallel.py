@@ -21,10 +21,12 @@ def _pid_and_square(items: list[int]) -> list[tuple[int, int]]:
     return [(os.getpid(), item * item) for item in items]
 
 
-def _fail_on_13(items: list[int]) -> list[int]:
-    if 13 in items:
+def _fail_on_13(items: list[tuple[str, int]]) -> list[int]:
+    """The items' numbers; the job holding 13 says it started (a file) and fails."""
+    if any(i == 13 for _, i in items):
+        Path(items[0][0]).touch()
         raise ValueError("thirteen")
-    return items
+    return [i for _, i in items]
 
 
 def _wait_for_flag(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -55,10 +57,15 @@ def test_no_workers_for_too_few_items_or_no_free_core(items: int, jobs: int) -> 
     assert ahead.take(0) is None
 
 
-def test_a_failed_job_hands_the_rest_to_the_caller_and_says_so_once(caplog: pytest.LogCaptureFixture) -> None:
-    ahead = Ahead(_fail_on_13, list(range(ENOUGH)), jobs=1, chunk=8)
+def test_a_failed_job_hands_the_rest_to_the_caller_and_says_so_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    flag = tmp_path / "failing"
+    ahead = Ahead(_fail_on_13, [(str(flag), i) for i in range(ENOUGH)], jobs=1, chunk=8)
     with caplog.at_level(logging.INFO, logger="mkdocs.plugins.perfdocs"):
         assert ahead.take(3) == 3  # the job before the failing one
+        while not flag.exists():  # the failing job is with the worker (a job not started would be the caller's)
+            time.sleep(0.01)
         assert ahead.take(13) is None
         assert ahead.take(20) is None
         assert ahead.take(3) is None  # the workers are gone with their results
