@@ -16,7 +16,6 @@ Target (issue 19): ratio <= 1.05 at N = 1,000.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import statistics
@@ -28,7 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hooks"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from api_build import build_env  # noqa: E402
 from perfdocs.pipeline import render_source  # noqa: E402
 from perfdocs.sanitize import clean_page  # noqa: E402
 from perfdocs.theory import SnippetLibrary  # noqa: E402
@@ -192,7 +193,7 @@ def generate(base: Path, n_pages: int, seed: int = 1234) -> tuple[Path, Path]:
 
 
 def timed_build(project: Path) -> float:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    env = build_env()
     start = time.perf_counter()
     result = subprocess.run(
         [

@@ -18,7 +18,6 @@ removed (what MkDocs itself costs, before and after the saves). Reports medians 
 from __future__ import annotations
 
 import argparse
-import os
 import queue
 import shutil
 import socket
@@ -35,7 +34,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api_build import ROOT, make_copy, timed_build  # noqa: E402
+from api_build import ROOT, build_env, make_copy, timed_build  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "hooks"))
 from mkdocs.utils.yaml import yaml_load  # noqa: E402
@@ -69,7 +68,7 @@ class Server:
 
     def __init__(self, project: Path) -> None:
         self.port = free_port()
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+        env = build_env()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-f", str(project / "mkdocs.yml")]
             + ["-a", f"127.0.0.1:{self.port}"],
