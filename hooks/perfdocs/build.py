@@ -71,8 +71,10 @@ log = logging.getLogger("mkdocs.plugins.perfdocs")
 NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: (title, [(docs path, title)])
 
 
-ENTRIES = "entries"  # the ContentCache kind of the sections Material's index makes entries of (search_sections)
-LATE = "clean after plugins"  # the ContentCache kind of the sanitiser's second pass (late_content)
+# What a page's HTML gives the build, by ContentCache kind: the sanitiser's first pass (page_content) and its second
+# (late_content), the links and ids and the search sections of the first pass's output, the sections Material's
+# index makes entries of (MkDocsBuild.search_sections)
+CLEAN, LATE, LINKS, SECTIONS, ENTRIES = "clean", "clean after plugins", "links", "sections", "entries"
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 
 
@@ -140,9 +142,9 @@ class RenderedAhead:
             read = self.reading.take(place) if self.reading is not None else None
             if read is not None:
                 (cleaned, _), links, facts = read
-                contents.put("clean", html, read[0])
-                contents.put("links", cleaned, links)
-                contents.put("sections", cleaned, facts)
+                contents.put(CLEAN, html, read[0])
+                contents.put(LINKS, cleaned, links)
+                contents.put(SECTIONS, cleaned, facts)
             yield file, html, scenario
 
     def take(self, src: str, markdown: str) -> PageRender | None:
@@ -423,8 +425,8 @@ class BuildState:
                 tree.append(LexborHTMLParser(f"<body>{cleaned}</body>"))
             return tree[0]
 
-        self.content_links[file.dest] = self.contents.get("links", cleaned, lambda: read_tree(parsed()))
-        facts = self.contents.get("sections", cleaned, lambda: section_facts(parsed()))  # after the links: it edits
+        self.content_links[file.dest] = self.contents.get(LINKS, cleaned, lambda: read_tree(parsed()))
+        facts = self.contents.get(SECTIONS, cleaned, lambda: section_facts(parsed()))  # after the links: it edits
         expanded = self.markdown.get(file.src)  # tells which sections are theory snippets' copies
         self.search_texts[file.location] = with_shared(
             facts,
@@ -517,7 +519,7 @@ class BuildState:
         """``html``, content of the page ``file``, through the allowlist; what it removes is reported at the
         Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
         it after the first pass (what the allowlist removes then, a plugin wrote)."""
-        kind = LATE if late else "clean"
+        kind = LATE if late else CLEAN
         cleaned, findings = self.contents.get(kind, html, lambda: clean_page(html, after_plugins=late))
         if findings:
             markdown = self.markdown.get(file.src)
