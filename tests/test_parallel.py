@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from perfdocs import parallel
 from perfdocs.parallel import MIN_ITEMS_PER_JOB, Ahead
+from selectolax.lexbor import LexborHTMLParser
 
 from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
 
@@ -179,3 +180,38 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     assert len(printed) == 4 and printed[-1]
     for i in range(4):
         assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")
+
+
+def test_what_the_reading_worker_finds_is_reported_as_a_full_build_reports_it(tmp_path: Path) -> None:
+    """A snippet save that adds an attribute the allowlist removes: the rebuild, whose pages' HTML a worker read,
+    reports it once at the snippet's line and writes the site a full build of the edited project writes (the
+    attribute gone, each page's "Build error" box)."""
+    from perfdocs.serve import LIVE
+
+    project = tmp_path / "project"
+    _site(project, 4)
+    snippet = project / "docs" / "performance" / "_theory" / "amp.md"
+    edited = snippet.read_text(encoding="utf-8").replace("Half.", 'Half.\n\nA paragraph.\n{: onclick="alert(1)" }')
+
+    def save_and_rebuild() -> None:
+        snippet.write_text(edited, encoding="utf-8")
+        LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
+        LIVE.rebuild()
+
+    try:
+        served = build_in_process(project, tmp_path / "served", strict=False, then=save_and_rebuild)
+    finally:
+        LIVE.startup("build", dirty=False)
+    full = build_in_process(project, tmp_path / "full", strict=False)
+    errors = [line for line in full.stderr.splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        "ERROR   -  docs/performance/_theory/amp.md:9:4: error: event handler attribute 'onclick' is not allowed in "
+        "pages [forbidden-html] (removed from the page)"
+    ]
+    first, _, rebuild = served.stderr.partition("Documentation built in")
+    assert "onclick" not in first
+    assert [line for line in rebuild.splitlines() if line.startswith("ERROR")] == errors
+    assert site_files(tmp_path / "served") == site_files(tmp_path / "full")
+    for i in range(4):
+        page = LexborHTMLParser((tmp_path / "served" / f"p{i}" / "index.html").read_text(encoding="utf-8"))
+        assert page.css("[onclick]") == [] and "A paragraph." in page.text()
