@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -108,75 +111,84 @@ def _site(project: Path, pages: int) -> None:
     hooked_project(project, files)
 
 
-def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = tmp_path / "project"
-    _site(project, ENOUGH + 6)
-    taken: list[bool] = []
+@pytest.fixture
+def takes(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
+    """Whether each Ahead.take got a result, by the worker function it asked (_render_chunk, ...)."""
+    found: dict[str, list[bool]] = defaultdict(list)
     take = Ahead.take
 
     def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
         result = take(self, index)
-        if self._fn.__name__ == "_render_chunk":
-            taken.append(result is not None)
+        found[self._fn.__name__].append(result is not None)
         return result
 
     monkeypatch.setattr(Ahead, "take", counted)
+    return found
+
+
+def serve_and_save(
+    project: Path, site: Path, edit: Callable[[str], str], before: Callable[[], None] = lambda: None
+) -> subprocess.CompletedProcess[str]:
+    """mkdocs serve's first build of ``project``, in this process, then the amp snippet saved as ``edit`` makes it
+    and the incremental rebuild of that save (a full build fails the test); ``before`` runs between the two."""
+    from perfdocs.serve import LIVE
+
+    snippet = project / "docs" / "performance" / "_theory" / "amp.md"
+
+    def save_and_rebuild() -> None:
+        before()
+        snippet.write_text(edit(snippet.read_text(encoding="utf-8")), encoding="utf-8")
+        LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
+        LIVE.rebuild()
+
+    try:
+        return build_in_process(project, site, strict=False, then=save_and_rebuild)
+    finally:
+        LIVE.startup("build", dirty=False)
+
+
+def test_pages_rendered_ahead_build_the_site_a_build_in_order_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, takes: dict[str, list[bool]]
+) -> None:
+    project = tmp_path / "project"
+    _site(project, ENOUGH + 6)
     monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
     ahead = build_in_process(project, tmp_path / "ahead", strict=False)
-    assert taken.count(True) == ENOUGH + 6  # every page but the matrix page came from the worker
+    assert takes["_render_chunk"].count(True) == ENOUGH + 6  # every page but the matrix page came from the worker
     monkeypatch.setattr(parallel, "ahead_jobs", lambda: 0)
-    taken.clear()
+    takes.clear()
     in_order = build_in_process(project, tmp_path / "in-order", strict=False)
-    assert taken == [False] * (ENOUGH + 6)
+    assert takes["_render_chunk"] == [False] * (ENOUGH + 6)
     assert build_messages(ahead.stderr) == build_messages(in_order.stderr)
     assert "p9999.md" in ahead.stderr
     assert site_files(tmp_path / "ahead") == site_files(tmp_path / "in-order")
 
 
 def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, takes: dict[str, list[bool]]
 ) -> None:
     """A snippet saved under mkdocs serve: the engine converts the first page that shows it while a worker renders
     the others (one a job, however few), a worker reads each page's HTML while the engine converts the next, and
     one makes what printing the pages reads (from the last page on, while the engine prints from the first);
     each page shows the new text."""
-    from perfdocs.serve import LIVE
-
     project = tmp_path / "project"
     _site(project, 4)
-    taken: list[bool] = []
-    read: list[bool] = []
-    printed: list[bool] = []
-    take = Ahead.take
 
-    def counted(self: Ahead, index: int):  # type: ignore[no-untyped-def,type-arg]
-        result = take(self, index)
-        kept = {"_render_chunk": taken, "_content_chunk": read, "_make_chunk": printed}[self._fn.__name__]
-        kept.append(result is not None)
-        return result
+    def first_build_done() -> None:
+        # the first build's four pages are too few for workers
+        assert not any(takes["_render_chunk"]) and not takes["_content_chunk"]
+        takes.clear()
 
-    def save_and_rebuild() -> None:
-        assert not any(taken) and not read  # the first build's four pages are too few for workers
-        taken.clear()
-        printed.clear()
-        snippet = project / "docs" / "performance" / "_theory" / "amp.md"
-        snippet.write_text(snippet.read_text(encoding="utf-8").replace("Half.", "Half, now bf16."), encoding="utf-8")
-        LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
-        LIVE.rebuild()
-
-    monkeypatch.setattr(Ahead, "take", counted)
     monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
-    try:
-        built = build_in_process(project, tmp_path / "site", strict=False, then=save_and_rebuild)
-    finally:
-        LIVE.startup("build", dirty=False)
+    built = serve_and_save(
+        project, tmp_path / "site", lambda t: t.replace("Half.", "Half, now bf16."), first_build_done
+    )
     assert "rebuilt 4 pages" in built.stderr
     # p1, p2 and p3 asked of the worker (p0 converted meanwhile), every page's HTML handed to the reading worker;
     # pages this small may be overtaken (a job not started is the engine's), so which came back is not checked
-    assert len(taken) == 3 and len(read) == 4
+    assert len(takes["_render_chunk"]) == 3 and len(takes["_content_chunk"]) == 4
     # each page's search sections asked for once, when it is printed; a worker makes them from the last page on
+    printed = takes["_make_chunk"]
     assert len(printed) == 4 and printed[-1]
     for i in range(4):
         assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")
@@ -186,22 +198,10 @@ def test_what_the_reading_worker_finds_is_reported_as_a_full_build_reports_it(tm
     """A snippet save that adds an attribute the allowlist removes: the rebuild, whose pages' HTML a worker read,
     reports it once at the snippet's line and writes the site a full build of the edited project writes (the
     attribute gone, each page's "Build error" box)."""
-    from perfdocs.serve import LIVE
-
     project = tmp_path / "project"
     _site(project, 4)
-    snippet = project / "docs" / "performance" / "_theory" / "amp.md"
-    edited = snippet.read_text(encoding="utf-8").replace("Half.", 'Half.\n\nA paragraph.\n{: onclick="alert(1)" }')
-
-    def save_and_rebuild() -> None:
-        snippet.write_text(edited, encoding="utf-8")
-        LIVE.full_builder = lambda: pytest.fail("the snippet save rebuilt the whole site")
-        LIVE.rebuild()
-
-    try:
-        served = build_in_process(project, tmp_path / "served", strict=False, then=save_and_rebuild)
-    finally:
-        LIVE.startup("build", dirty=False)
+    edit = lambda text: text.replace("Half.", 'Half.\n\nA paragraph.\n{: onclick="alert(1)" }')  # noqa: E731
+    served = serve_and_save(project, tmp_path / "served", edit)
     full = build_in_process(project, tmp_path / "full", strict=False)
     errors = [line for line in full.stderr.splitlines() if line.startswith("ERROR")]
     assert errors == [

@@ -8,7 +8,6 @@ It knows no engine: mkdocs_adapter.py translates MkDocs' events and objects into
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import posixpath
@@ -72,9 +71,9 @@ NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: 
 
 
 # What a page's HTML gives the build, by ContentCache kind: the sanitiser's first pass (page_content) and its second
-# (late_content), the links and ids and the search sections of the first pass's output, the sections Material's
-# index makes entries of (MkDocsBuild.search_sections)
-CLEAN, LATE, LINKS, SECTIONS, ENTRIES = "clean", "clean after plugins", "links", "sections", "entries"
+# (late_content), the links and ids and the search sections of the first pass's output (read_cleaned), the
+# sections Material's index makes entries of (MkDocsBuild.search_sections)
+CLEAN, LATE, READ, ENTRIES = "clean", "clean after plugins", "read", "entries"
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 
 
@@ -84,17 +83,28 @@ def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Dia
 
 
 PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
-ContentRead = tuple[tuple[str, list[Finding]], PageHTML, SectionFacts]  # what page_content reads of a page's HTML
+Cleaned = tuple[str, list[Finding]]  # the sanitiser's output and its findings
+ContentRead = tuple[Cleaned, tuple[PageHTML, SectionFacts]]  # what page_content reads of a page's HTML
+
+
+def read_cleaned(cleaned: str) -> tuple[PageHTML, SectionFacts]:
+    """The links and ids (for the link check) and the search sections of a page's cleaned content, from one parse
+    (the links first: section_facts edits the tree)."""
+    tree = LexborHTMLParser(f"<body>{cleaned}</body>")
+    return read_tree(tree), section_facts(tree)
+
+
+def clean_late(html: str) -> Cleaned:
+    """The sanitiser's second pass, on the content as plugins left it (late_content)."""
+    return clean_page(html, after_plugins=True)
 
 
 def _content_chunk(pages: list[str]) -> list[ContentRead]:
-    """What BuildState.page_content reads of each page's HTML: the sanitiser's output and findings, then the links
-    and ids and the search sections of that output (from one parse, the links first: section_facts edits it)."""
+    """What BuildState.page_content reads of each page's HTML: the sanitiser's pass and read_cleaned of its output."""
     read = []
     for html in pages:
-        cleaned, findings = clean_page(html)
-        tree = LexborHTMLParser(f"<body>{cleaned}</body>")
-        read.append(((cleaned, findings), read_tree(tree), section_facts(tree)))
+        cleaned = clean_page(html)
+        read.append((cleaned, read_cleaned(cleaned[0])))
     return read
 
 
@@ -141,10 +151,9 @@ class RenderedAhead:
         for place, file, html, scenario in waiting.values():
             read = self.reading.take(place) if self.reading is not None else None
             if read is not None:
-                (cleaned, _), links, facts = read
-                contents.put(CLEAN, html, read[0])
-                contents.put(LINKS, cleaned, links)
-                contents.put(SECTIONS, cleaned, facts)
+                cleaned, found = read
+                contents.put(CLEAN, html, cleaned)
+                contents.put(READ, cleaned[0], found)
             yield file, html, scenario
 
     def take(self, src: str, markdown: str) -> PageRender | None:
@@ -418,15 +427,7 @@ class BuildState:
         if not deferred and self.prerendered.defer(file, html, scenario):
             return ""
         cleaned = self.sanitise(html, file)
-        tree: list[LexborHTMLParser] = []  # one parse for the links and the search index, when either is not kept
-
-        def parsed() -> LexborHTMLParser:
-            if not tree:
-                tree.append(LexborHTMLParser(f"<body>{cleaned}</body>"))
-            return tree[0]
-
-        self.content_links[file.dest] = self.contents.get(LINKS, cleaned, lambda: read_tree(parsed()))
-        facts = self.contents.get(SECTIONS, cleaned, lambda: section_facts(parsed()))  # after the links: it edits
+        self.content_links[file.dest], facts = self.contents.get(READ, cleaned, lambda: read_cleaned(cleaned))
         expanded = self.markdown.get(file.src)  # tells which sections are theory snippets' copies
         self.search_texts[file.location] = with_shared(
             facts,
@@ -520,7 +521,7 @@ class BuildState:
         Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
         it after the first pass (what the allowlist removes then, a plugin wrote)."""
         kind = LATE if late else CLEAN
-        cleaned, findings = self.contents.get(kind, html, lambda: clean_page(html, after_plugins=late))
+        cleaned, findings = self.contents.get(kind, html, lambda: (clean_late if late else clean_page)(html))
         if findings:
             markdown = self.markdown.get(file.src)
             located = locate_findings(findings, markdown, self.file_display(file))
@@ -600,7 +601,7 @@ def printing_work(state: BuildState, pages: list[tuple[SiteFile, str, bool]]) ->
             work.append((ENTRIES, content, entry_sections))
         cleaned = state.cleaned.get(file.src)
         if cleaned is not None and content != cleaned:
-            work.append((LATE, content, functools.partial(clean_page, after_plugins=True)))
+            work.append((LATE, content, clean_late))
     return work
 
 

@@ -36,7 +36,7 @@ from .highlightmemo import install as keep_highlighted_code
 from .mkdocstrings_adapter import HANDLER
 from .project import CONFIG_NAMES, MissingConfig, Project, ProjectError
 from .redirects import redirect_hosts
-from .search import search_plugin
+from .search import excluded, search_plugin
 from .text import markdown_slug, use_slugify
 
 REQUIRED_EXTENSIONS = ("admonition", "attr_list", "md_in_html", "toc", "pymdownx.superfences", "pymdownx.tabbed")
@@ -124,7 +124,7 @@ class MkDocsBuild:
                 self.state.titled(file.src_uri, *theme_text(file.page))
                 self.themed.add(file.src_uri)
             if file.page is not None and file.page.content:
-                indexed = self.searching and not (file.page.meta.get("search") or {}).get("exclude")
+                indexed = self.searching and not excluded(file.page.meta)
                 printed.append((site_file(file), file.page.content, indexed))
         work = printing_work(self.state, printed)
         self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4)

@@ -76,12 +76,9 @@ class Ahead(Generic[T, R]):
         self._pool: ProcessPoolExecutor | None = None
         if jobs < 1 or len(items) < least or "fork" not in multiprocessing.get_all_start_methods():
             return
-        gc.freeze()  # the workers are forked at the first submit
-        try:
-            self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
-            self._futures = [self._pool.submit(fn, list(items[i : i + chunk])) for i in range(0, len(items), chunk)]
-        finally:
-            gc.unfreeze()
+        self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+        for i in range(0, len(items), chunk):
+            self._submit(list(items[i : i + chunk]))
 
     @property
     def started(self) -> bool:
@@ -93,15 +90,19 @@ class Ahead(Generic[T, R]):
         assert self._chunk == 1
         if self._pool is None:
             return None
+        self._submit([item])
+        return len(self._futures) - 1
+
+    def _submit(self, items: list[T]) -> None:
+        assert self._pool is not None
         first = not self._futures
         if first:
             gc.freeze()  # the workers are forked at the first submit
         try:
-            self._futures.append(self._pool.submit(self._fn, [item]))
+            self._futures.append(self._pool.submit(self._fn, items))
         finally:
             if first:
                 gc.unfreeze()
-        return len(self._futures) - 1
 
     def take(self, index: int) -> R | None:
         job = index // self._chunk

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import functools
 import html as html_lib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import nh3
@@ -221,13 +223,24 @@ def _clean(html: str, tags: set[str] = _TAGS) -> str:
     )
 
 
+_MEMO_VALUE = 200  # the longest attribute value whose answer is kept (a data: URL or a long style is not)
+A = TypeVar("A")
+
+
+def _kept_for_short_values(answer: Callable[..., A]) -> Callable[..., A]:
+    """``answer(tag, name, value, ...)`` kept for values of at most _MEMO_VALUE characters: nh3 asks for every
+    attribute of a page and the removal scan checks each again, and most repeat (Pygments' classes)."""
+    kept = functools.lru_cache(maxsize=1 << 14)(answer)
+
+    @functools.wraps(answer)
+    def short_kept(tag: str, name: str, value: str, *rest: Any) -> A:
+        return (kept if len(value) <= _MEMO_VALUE else answer)(tag, name, value, *rest)
+
+    return short_kept
+
+
+@_kept_for_short_values
 def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
-    """nh3 asks for every attribute of a page, and most repeat (Pygments' classes): the answers for short values
-    are kept (_MEMO_VALUE)."""
-    return _kept_attribute(tag, attribute, value) if len(value) <= _MEMO_VALUE else _filtered(tag, attribute, value)
-
-
-def _filtered(tag: str, attribute: str, value: str) -> str | None:
     """What nh3 keeps of each attribute it allows: the URL attributes ammonia does not check, the classes content
     may have, and no reserved id or data-md-* attribute (see RESERVED_ID_PREFIXES)."""
     if attribute == "class":
@@ -246,10 +259,6 @@ def _filtered(tag: str, attribute: str, value: str) -> str | None:
     if attribute == "cite":
         return value if _allowed_url(value) else None
     return value
-
-
-_MEMO_VALUE = 200  # the longest attribute value whose answer is kept (a data: URL or a long style is not)
-_kept_attribute = functools.lru_cache(maxsize=1 << 14)(_filtered)
 
 
 def is_content_class(name: str) -> bool:
@@ -355,14 +364,9 @@ def _reserved_removal(name: str, value: str, authored: bool) -> _Removal | None:
     return None
 
 
+@_kept_for_short_values
 def _attribute_removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None:
-    """What the allowlist removes of one attribute; kept for short values, as _attribute_filter's answers."""
-    if len(value) <= _MEMO_VALUE:
-        return _kept_removal(tag, name, value, authored)
-    return _removal(tag, name, value, authored)
-
-
-def _removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None:
+    """What the allowlist removes of one attribute."""
     if name.startswith("on"):
         return _Removal(name, f"event handler attribute '{name}' is not allowed in pages", FORBIDDEN_HTML)
     allowed = (
@@ -390,9 +394,6 @@ def _removal(tag: str, name: str, value: str, authored: bool) -> _Removal | None
         if bad:
             return _Removal(name, f"URL with the {bad[0]}: scheme is not allowed", UNSAFE_URL, bad[0])
     return None
-
-
-_kept_removal = functools.lru_cache(maxsize=1 << 14)(_removal)
 
 
 def _embed(node: LexborNode, embeds: EmbedHosts) -> _Removal:

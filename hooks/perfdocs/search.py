@@ -143,6 +143,12 @@ class _Sections:
                     stack.append((node.iter(include_text=True), name))
         return self.data
 
+    def preface(self) -> None:
+        """Content before any heading: a top-level section holds it."""
+        if self.section is None:
+            self.section = Section(Element("hx"))
+            self.data.append(self.section)
+
     def skipping(self) -> bool:
         return any(self.open.get(tag) for tag in self.skip)
 
@@ -165,9 +171,7 @@ class _Sections:
             if self.data:
                 self.section.id = attrs["id"]
             self.data.append(self.section)
-        if self.section is None:  # the preface
-            self.section = Section(Element("hx"))
-            self.data.append(self.section)
+        self.preface()
         for key, value in attrs.items():
             if key == "data-search-exclude" or (key == "class" and value == "linenodiv"):
                 self.skip.add(tag)
@@ -206,9 +210,7 @@ class _Sections:
         pre = self.open.get("pre", 0) > 0
         if not pre:
             data = " " if data.isspace() else data.replace("\n", " ")
-        if self.section is None:  # the preface
-            self.section = Section(Element("hx"))
-            self.data.append(self.section)
+        self.preface()
         if self.open.get(self.section.el.tag):
             if not self.permalinks:
                 self.section.title.append(escape(data, quote=False))
@@ -242,13 +244,17 @@ def add_entry_from_context(
     index: Any, page: Any, sections: Callable[[str, Callable[[], Any]], Any] | None = None
 ) -> None:
     """What Material's ``SearchIndex.add_entry_from_context`` does for ``page``, its sections read by _Sections."""
-    search = page.meta.get("search") or {}
-    if search.get("exclude"):
+    if excluded(page.meta):
         return
     content = page.content
     found = sections(content, lambda: entry_sections(content)) if sections else entry_sections(content)
     for section in found:  # a copy: Material gives a section without a title the page's title
         index.create_entry_for_section(copy.copy(section), page.toc, page.url, page)
+
+
+def excluded(meta: Mapping[str, Any]) -> bool:
+    """Whether a page's front matter leaves it out of the search index (``search: {exclude: true}``)."""
+    return bool((meta.get("search") or {}).get("exclude"))
 
 
 def entry_sections(content: str) -> tuple[Any, ...]:
