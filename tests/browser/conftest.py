@@ -129,12 +129,21 @@ class Watch:
     superseded_navigations: bool = False  # a redirect page navigates away while it is still loading
 
     def attach(self, page: Any) -> Any:
-        page.on("console", self._console)
-        page.on("pageerror", lambda err: self.problems.append(f"uncaught exception: {err}"))
-        page.on("requestfailed", self._failed)
-        page.on("response", self._response)
-        page.on("request", self._request)
+        for event, handler in self._handlers():
+            page.on(event, handler)
         return page
+
+    def detach(self, page: Any) -> None:
+        """Stop watching a page that lives on (a tab shared by the cases of a module)."""
+        for event, handler in self._handlers():
+            page.remove_listener(event, handler)
+
+    def _handlers(self) -> list[tuple[str, Any]]:
+        return [("console", self._console), ("pageerror", self._error), ("requestfailed", self._failed),
+                ("response", self._response), ("request", self._request)]
+
+    def _error(self, err: Any) -> None:
+        self.problems.append(f"uncaught exception: {err}")
 
     def _console(self, message: Any) -> None:
         if message.type != "error":
