@@ -11,6 +11,7 @@ import pytest
 from ..sitetools import DEPLOYMENT
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
 from .support import front_matter, page_url
+from .test_phone import assert_code_never_breaks_inside_a_word
 
 RAW_DIALECT = ["<Tip", "<Theory", "[[", "{#", "<hfoption", "<frameworkcontent", "<Only", "<Youtube",
                "<literalinclude", "[!NOTE]", "[!TIP]", "[!WARNING]"]
@@ -30,8 +31,9 @@ SOURCE_OF = dict(zip(PAGE_URLS, NAV_SOURCES, strict=True))  # page URL -> its Ma
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
 def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screenshots: Path, url: str) -> None:
     """The page as a reader opens it: no error on the way, nothing fetched from outside the site, a screenshot in
-    test-artifacts/; and for a page of the nav, no raw dialect in its text, and its title, description and one h1
-    as its front matter gives them (one page load for all: they were three tests, each loading every page)."""
+    test-artifacts/; and for a page of the nav, no raw dialect in its text, its title, description and one h1
+    as its front matter gives them, and no code in a table cell broken inside a word at 1280 px (one page load
+    for all: they were four tests, each loading every page)."""
     missing = url == MISSING_URL
     if missing:
         watch.expected_404.add(base_url + url)
@@ -44,6 +46,7 @@ def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screensho
     if not missing:
         assert_no_raw_dialect(page, url)
         assert_title_and_description(page, SOURCE_OF[url])
+        assert_code_never_breaks_inside_a_word(page, url)
 
 
 def assert_no_raw_dialect(page: Any, url: str) -> None:

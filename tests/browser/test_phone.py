@@ -1,7 +1,7 @@
 """The site on a 390 x 844 phone (docs/assets/perfdocs.css, docs/assets/layout.js, docs/assets/diagrams/narrow/):
 no page pans sideways, a table is as tall as its rows and shows that it has more columns, a diagram's text is
-at least 11 CSS px, code in a table cell never breaks inside a word, and painting a whole page is not the
-layerization cliff it was (4-6 s of CPU per paint on four scenario pages)."""
+at least 11 CSS px, code in a table cell never breaks inside a word (also at 1280 px, in test_pages.py), and
+painting a whole page is not the layerization cliff it was (4-6 s of CPU per paint on four scenario pages)."""
 
 from __future__ import annotations
 
@@ -117,11 +117,30 @@ IN_BOXES = """() => {
 
 
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
-def test_no_page_scrolls_sideways_on_a_phone(phone: Any, base_url: str, screenshots: Path, url: str) -> None:
-    """A swipe does not pan into blank space, the header with search and the menu stays on the screen, and what is
-    wider than the screen scrolls in its own box; leaves the phone screenshot in test-artifacts/ (one page load:
-    test_pages.py's phone check was a second test loading every page for the same question)."""
+def test_each_page_on_a_phone(phone: Any, base_url: str, screenshots: Path, url: str) -> None:
+    """One load of each page at 390 px for what a phone reader meets; every check runs, and a failure lists all that
+    failed. It leaves the phone screenshot in test-artifacts/. These were three tests loading the same pages (no
+    page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word),
+    and before them test_pages.py had a phone check of its own."""
     page, watch = open_page(phone, base_url, url)
+    checks = [assert_stays_put]
+    if url in SCENARIO_URLS:
+        checks.insert(0, assert_tables_as_tall_as_their_rows)
+    if url in PAGE_URLS:
+        checks.insert(0, assert_code_never_breaks_inside_a_word)
+    failed = []
+    for check in checks:  # assert_stays_put last: it swipes the page
+        try:
+            check(page, url, screenshots)
+        except AssertionError as err:
+            failed.append(f"{check.__name__}: {err}")
+    assert failed == [], "\n\n".join(failed)
+    assert watch.problems == []
+
+
+def assert_stays_put(page: Any, url: str, screenshots: Path) -> None:
+    """A swipe does not pan into blank space, the header with search and the menu stays on the screen, and what is
+    wider than the screen scrolls in its own box."""
     where = f"{url or '/'} at {PHONE['width']} px"
     boxed = page.evaluate(IN_BOXES)
     page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True, animations="disabled")
@@ -133,7 +152,6 @@ def test_no_page_scrolls_sideways_on_a_phone(phone: Any, base_url: str, screensh
     assert got["panned"] == 0, f"{where}: a sideways swipe panned the page by {got['panned']} px"
     assert got["header"] == [0, PHONE["width"]], f"{where}: the header moved: {got['header']}"
     assert got["search"] is not None and got["search"] <= PHONE["width"], f"{where}: the search button is off screen"
-    assert watch.problems == []
 
 
 # ---- tables ----------------------------------------------------------------------------------------------------
@@ -155,10 +173,8 @@ TABLES = """() => [...document.querySelectorAll('.md-typeset .md-typeset__scroll
   })"""
 
 
-@pytest.mark.parametrize("url", SCENARIO_URLS, ids=slug)
-def test_tables_are_as_tall_as_their_rows_on_a_phone(phone: Any, base_url: str, url: str) -> None:
+def assert_tables_as_tall_as_their_rows(page: Any, url: str, screenshots: Path) -> None:
     """No table box scrolls down inside the page: the Summary table of Training on one GPU was cut mid-row."""
-    page, watch = open_page(phone, base_url, url)
     page.wait_for_function(SEEN)
     tables = page.evaluate(TABLES)
     assert tables, f"{url or '/'} has tables"
@@ -167,7 +183,6 @@ def test_tables_are_as_tall_as_their_rows_on_a_phone(phone: Any, base_url: str, 
         assert not table["down"] and table["lastRowInside"], f"{where}: the box cuts the table off at its height"
         assert table["maxHeight"] == "none", where
         assert table["more"] == ("right" if table["sideways"] else None), f"{where}: {table}"
-    assert watch.problems == []
 
 
 def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -351,19 +366,13 @@ CODE_BREAKS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("size", ["phone", "desktop"])
-@pytest.mark.parametrize("url", PAGE_URLS, ids=slug)
-def test_code_in_a_table_cell_never_breaks_inside_a_word(browser: Any, base_url: str, url: str, size: str) -> None:
-    context = new_context(browser, base_url, size)
-    try:
-        page, watch = open_page(context, base_url, url)
-        got = page.evaluate(CODE_BREAKS)
-        assert got["bad"] == [], f"{url or '/'} ({size}): {len(got['bad'])} code spans break inside a word:\n" + (
-            "\n".join(got["bad"][:20])
-        )
-        assert watch.problems == []
-    finally:
-        context.close()
+def assert_code_never_breaks_inside_a_word(page: Any, url: str, screenshots: Path | None = None) -> None:
+    """Run at 390 px here and at 1280 px by test_pages.py, on the page each has loaded."""
+    got = page.evaluate(CODE_BREAKS)
+    width = page.viewport_size["width"]
+    assert got["bad"] == [], f"{url or '/'} ({width} px): {len(got['bad'])} code spans break inside a word:\n" + (
+        "\n".join(got["bad"][:20])
+    )
 
 
 # ---- painting a whole page -------------------------------------------------------------------------------------
