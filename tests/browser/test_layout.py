@@ -1,7 +1,8 @@
 """Layout a reader meets (docs/assets/perfdocs.css, docs/assets/layout.js): code that fits its column at
 1280 px with the copy button beside the text, wide tables that keep their row labels on a 390 px phone
 with every link in them clickable, and linked tabs that say when a set lacks the reader's
-chosen tab, with the framework tabs named apart from the API tabs."""
+chosen tab, with the framework tabs named apart from the API tabs. The code and table-link checks run on the
+pages test_pages.py (1280 px) and test_phone.py (390 px) load anyway, one load per page and size."""
 
 from __future__ import annotations
 
@@ -41,13 +42,11 @@ CODE_BLOCKS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("url", SCENARIO_URLS)
-def test_code_fits_its_column_at_1280_px(context: Any, watch: Watch, url: str) -> None:
-    """No code block scrolls sideways on a 1280 px screen, and the copy button sits beside the text, not on it."""
-    page = watch.attach(context.new_page())
+def assert_code_fits_its_column(page: Any, url: str) -> None:
+    """No code block scrolls sideways on a 1280 px screen, and the copy button sits beside the text, not on it. Run
+    by test_pages.py on each scenario page it has loaded at 1280 px, last: it shows every tab and opens every
+    <details>."""
     assert page.viewport_size == DESKTOP
-    page.goto(url)
-    settle(page)
     blocks = page.evaluate(CODE_BLOCKS)
     wide = [f"{b['scroll']} > {b['client']} px, {b['chars']} characters: {b['line']}" for b in blocks
             if b["scroll"] > b["client"]]
@@ -56,7 +55,6 @@ def test_code_fits_its_column_at_1280_px(context: Any, watch: Watch, url: str) -
     assert with_button, "Material's copy button is on every code block (content.code.copy)"
     covered = [b["line"] for b in with_button if b["textRight"] > b["button"] + 0.5]
     assert covered == [], f"the copy button overlaps the text column of {len(covered)} blocks: {covered[:3]}"
-    assert watch.problems == []
 
 
 @pytest.fixture
@@ -172,13 +170,9 @@ TABLE_LINKS = """async () => {
 }"""
 
 
-@pytest.mark.parametrize("url", SCENARIO_URLS)
-def test_every_table_link_is_clickable_on_a_phone(phone: Any, base_url: str, url: str) -> None:
-    """Summary tables' Section links and the matrix's check marks: none sits under a sticky cell or off the box."""
-    watch = Watch(base_url)
-    page = watch.attach(phone.new_page())
-    page.goto(url)
-    settle(page)
+def assert_table_links_clickable(page: Any, url: str) -> None:
+    """Summary tables' Section links and the matrix's check marks: none sits under a sticky cell or off the box.
+    Run by test_phone.py on each scenario page it has loaded at 390 px (it scrolls the tables)."""
     links = page.evaluate(TABLE_LINKS)
     summary = page.locator("table", has=page.locator("th", has_text=re.compile(r"^Section$")))
     if url:  # every scenario page but the overview opens with a summary table
@@ -186,7 +180,6 @@ def test_every_table_link_is_clickable_on_a_phone(phone: Any, base_url: str, url
         assert summary.first.locator("a[href]").count() >= 3
     blocked = [f"{link['text']} -> {link['href']}" for link in links if not link["ok"]]
     assert blocked == [], f"{len(blocked)} of {len(links)} table links on {url or '/'} cannot be clicked: {blocked}"
-    assert watch.problems == []
 
 
 HINTS = """() => [...document.querySelectorAll('.tabbed-set')].map(set => {

@@ -11,6 +11,8 @@ import pytest
 from ..sitetools import DEPLOYMENT
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
 from .support import front_matter, page_url
+from .test_layout import SCENARIO_URLS as WITH_SUMMARY
+from .test_layout import assert_code_fits_its_column
 from .test_phone import assert_code_never_breaks_inside_a_word
 
 RAW_DIALECT = ["<Tip", "<Theory", "[[", "{#", "<hfoption", "<frameworkcontent", "<Only", "<Youtube",
@@ -32,8 +34,9 @@ SOURCE_OF = dict(zip(PAGE_URLS, NAV_SOURCES, strict=True))  # page URL -> its Ma
 def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screenshots: Path, url: str) -> None:
     """The page as a reader opens it: no error on the way, nothing fetched from outside the site, a screenshot in
     test-artifacts/; and for a page of the nav, no raw dialect in its text, its title, description and one h1
-    as its front matter gives them, and no code in a table cell broken inside a word at 1280 px (one page load
-    for all: they were four tests, each loading every page)."""
+    as its front matter gives them, no code in a table cell broken inside a word at 1280 px, and on a scenario
+    page, code that fits its column (test_layout.py); one page load for all: they were five tests, each loading
+    the pages."""
     missing = url == MISSING_URL
     if missing:
         watch.expected_404.add(base_url + url)
@@ -47,6 +50,8 @@ def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screensho
         assert_no_raw_dialect(page, url)
         assert_title_and_description(page, SOURCE_OF[url])
         assert_code_never_breaks_inside_a_word(page, url)
+    if url in WITH_SUMMARY:
+        assert_code_fits_its_column(page, url)  # last: it shows every tab and opens every <details>
 
 
 def assert_no_raw_dialect(page: Any, url: str) -> None:

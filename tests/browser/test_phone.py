@@ -9,7 +9,7 @@ import json
 import re
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,21 +119,27 @@ IN_BOXES = """() => {
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
 def test_each_page_on_a_phone(phone: Any, base_url: str, screenshots: Path, url: str) -> None:
     """One load of each page at 390 px for what a phone reader meets; every check runs, and a failure lists all that
-    failed. It leaves the phone screenshot in test-artifacts/. These were three tests loading the same pages (no
-    page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word),
-    and before them test_pages.py had a phone check of its own."""
+    failed. It leaves the phone screenshot in test-artifacts/. These were four tests loading the same pages (no
+    page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word;
+    test_layout.py's every table link is clickable), and before them test_pages.py had a phone check of its own."""
+    from .test_layout import SCENARIO_URLS as WITH_SUMMARY
+    from .test_layout import assert_table_links_clickable
+
     page, watch = open_page(phone, base_url, url)
-    checks = [assert_stays_put]
-    if url in SCENARIO_URLS:
-        checks.insert(0, assert_tables_as_tall_as_their_rows)
+    checks: list[Callable[[], None]] = []
     if url in PAGE_URLS:
-        checks.insert(0, assert_code_never_breaks_inside_a_word)
+        checks.append(lambda: assert_code_never_breaks_inside_a_word(page, url))
+    if url in SCENARIO_URLS:
+        checks.append(lambda: assert_tables_as_tall_as_their_rows(page, url))
+    checks.append(lambda: assert_stays_put(page, url, screenshots))  # after those: it swipes the page
+    if url in WITH_SUMMARY:
+        checks.append(lambda: assert_table_links_clickable(page, url))  # last: it scrolls the tables
     failed = []
-    for check in checks:  # assert_stays_put last: it swipes the page
+    for check in checks:
         try:
-            check(page, url, screenshots)
+            check()
         except AssertionError as err:
-            failed.append(f"{check.__name__}: {err}")
+            failed.append(str(err))
     assert failed == [], "\n\n".join(failed)
     assert watch.problems == []
 
@@ -173,7 +179,7 @@ TABLES = """() => [...document.querySelectorAll('.md-typeset .md-typeset__scroll
   })"""
 
 
-def assert_tables_as_tall_as_their_rows(page: Any, url: str, screenshots: Path) -> None:
+def assert_tables_as_tall_as_their_rows(page: Any, url: str) -> None:
     """No table box scrolls down inside the page: the Summary table of Training on one GPU was cut mid-row."""
     page.wait_for_function(SEEN)
     tables = page.evaluate(TABLES)
@@ -366,7 +372,7 @@ CODE_BREAKS = """() => {
 }"""
 
 
-def assert_code_never_breaks_inside_a_word(page: Any, url: str, screenshots: Path | None = None) -> None:
+def assert_code_never_breaks_inside_a_word(page: Any, url: str) -> None:
     """Run at 390 px here and at 1280 px by test_pages.py, on the page each has loaded."""
     got = page.evaluate(CODE_BREAKS)
     width = page.viewport_size["width"]
