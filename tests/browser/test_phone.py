@@ -17,6 +17,8 @@ import pytest
 
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
 from .support import DESKTOP, PHONE, page_url
+from .test_layout import SCENARIO_URLS as WITH_SUMMARY
+from .test_layout import assert_table_links_clickable
 
 ALL_URLS = [*PAGE_URLS, MISSING_URL]
 # The overview and every page under performance/infer/ and performance/train/, and Scalability.
@@ -122,9 +124,6 @@ def test_each_page_on_a_phone(phone: Any, base_url: str, screenshots: Path, url:
     failed. It leaves the phone screenshot in test-artifacts/. These were four tests loading the same pages (no
     page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word;
     test_layout.py's every table link is clickable), and before them test_pages.py had a phone check of its own."""
-    from .test_layout import SCENARIO_URLS as WITH_SUMMARY
-    from .test_layout import assert_table_links_clickable
-
     page, watch = open_page(phone, base_url, url)
     checks: list[Callable[[], None]] = []
     if url in PAGE_URLS:
