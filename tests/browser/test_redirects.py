@@ -125,9 +125,13 @@ def test_old_url_lands_on_its_page(tab: Any, watch: Watch, site: Path, case: Cas
         if response.request.is_navigation_request():
             landed.append(response)
 
+    def leave() -> None:  # the tab goes on to the next case: this case's listeners off, its page unloaded
+        page.remove_listener("response", on_response)
+        watch.detach(page)
+        page.goto("about:blank")
+
     page.on("response", on_response)
-    request.addfinalizer(lambda: (page.remove_listener("response", on_response), watch.detach(page),
-                                  page.goto("about:blank")))
+    request.addfinalizer(leave)
     first = page.goto(case.old, wait_until="commit")
     assert first is not None and first.status != 404, f"/{case.old} is not found"
     # Without a fragment, the page is reached once its response commits; with one, the first case of its landing
