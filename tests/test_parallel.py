@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
 
 ENOUGH = MIN_ITEMS_PER_JOB * 2  # the fewest items for which workers are started
+HANG_GUARD_S = 60
 
 
 def _pid_and_square(items: list[int]) -> list[tuple[int, int]]:
@@ -92,6 +94,26 @@ def test_a_job_the_caller_overtook_is_cancelled(tmp_path: Path) -> None:
         assert ahead.take(0) == (str(flag), "first")
         assert ahead.take(5) == (str(flag), "later")
         assert ahead.take(16) == (str(flag), "later")
+    finally:
+        ahead.close()
+
+
+def test_a_lazy_ahead_leaves_every_job_a_worker_has_not_started_to_the_caller(tmp_path: Path) -> None:
+    """lazy: the pool holds one job more than its workers (job 0 with the worker, job 1 next); every later job is
+    the caller's to take over, whichever it asks for first, and the two handed out still deliver."""
+    flag = tmp_path / "go"
+    items = [(str(flag), "first" if i == 0 else "later") for i in range(5)]
+    ahead = Ahead(_wait_for_flag, items, jobs=1, chunk=1, least=1, lazy=True)
+    taken: list[object] = []
+    try:
+        asking = threading.Thread(target=lambda: taken.extend([ahead.take(4), ahead.take(2)]), daemon=True)
+        asking.start()
+        asking.join(HANG_GUARD_S)  # not a limit on speed: a take that waits for the worker would wait for good
+        alive = asking.is_alive()
+        flag.touch()
+        assert not alive and taken == [None, None], "take waited for a job no worker had started"
+        assert ahead.take(0) == (str(flag), "first")
+        assert ahead.take(1) == (str(flag), "later")
     finally:
         ahead.close()
 

@@ -135,7 +135,7 @@ class RenderedAhead:
             _RENDERING = None
         self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
         if again and len(texts) > 1:
-            self.reading = Ahead(_content_chunk, [], chunk=1, least=0)
+            self.reading = Ahead(_content_chunk, [], chunk=1, least=0, lazy=True)
 
     def defer(self, file: SiteFile, html: str, scenario: Any) -> bool:
         """The page's HTML handed to the reading worker; False when there is none (the caller reads it)."""
@@ -145,15 +145,16 @@ class RenderedAhead:
         return place is not None
 
     def deferred(self, contents: ContentCache) -> Iterator[tuple[SiteFile, str, Any]]:
-        """Each deferred page (file, HTML, scenario), in order, once what the worker read of it is in
-        ``contents`` (where the worker failed, the caller reads it)."""
+        """Each deferred page (file, HTML, scenario), in order, once what was read of it is in ``contents``: the
+        worker's reading, or this process's, from the last page on, of each page the worker has not started (and
+        where the worker failed)."""
         waiting, self.waiting = self.waiting, {}
-        for place, file, html, scenario in waiting.values():
+        for place, _, html, _ in reversed(waiting.values()):
             read = self.reading.take(place) if self.reading is not None else None
-            if read is not None:
-                cleaned, found = read
-                contents.put(CLEAN, html, cleaned)
-                contents.put(READ, cleaned[0], found)
+            cleaned, found = read if read is not None else _content_chunk([html])[0]
+            contents.put(CLEAN, html, cleaned)
+            contents.put(READ, cleaned[0], found)
+        for _, file, html, scenario in waiting.values():
             yield file, html, scenario
 
     def take(self, src: str, markdown: str) -> PageRender | None:

@@ -74,7 +74,7 @@ class ContentCache:
                 todo.setdefault(key, (kind, html, make))
         _MAKING = list(todo.values())
         try:
-            self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=AHEAD_LEAST)
+            self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=AHEAD_LEAST, lazy=True)
         finally:
             _MAKING = []
         self.pending = dict(zip(todo, range(len(todo)), strict=True))

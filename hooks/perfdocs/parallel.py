@@ -59,7 +59,10 @@ class Ahead(Generic[T, R]):
     those items itself), when the job failed, or when no worker was started (too few items, one core, no fork).
     A failure costs only speed, and says so once. ``close()`` stops the workers and drops the results.
     Forking and the rules for ``fn`` are fork_map's. ``least``: the fewest items worth starting workers for
-    (``chunk`` items a job).
+    (``chunk`` items a job). ``lazy``: the pool gets one job more than it has workers, and more as jobs are done
+    (``take`` hands them out), not all at once. The pool moves each job it gets into its queue as soon as there is
+    room, and from there the job cannot be cancelled: lazily, each worker still always has its next job, and every
+    other job stays the caller's to take over.
     """
 
     def __init__(
@@ -69,16 +72,23 @@ class Ahead(Generic[T, R]):
         jobs: int | None = None,
         chunk: int = AHEAD_CHUNK,
         least: int = MIN_ITEMS_PER_JOB * 2,
+        lazy: bool = False,
     ) -> None:
         jobs = ahead_jobs() if jobs is None else jobs
         self._fn, self._chunk = fn, chunk
-        self._futures: list[Future[list[R]]] = []
+        self._window = jobs + 1 if lazy else None  # at most this many jobs with the pool and not done
+        self._forked = False
+        self._jobs: list[list[T]] = []
+        self._futures: list[Future[list[R]] | None] = []  # by job; None: not handed to the pool (yet)
+        self._next = 0  # the first job not handed to the pool
         self._pool: ProcessPoolExecutor | None = None
         if jobs < 1 or len(items) < least or "fork" not in multiprocessing.get_all_start_methods():
             return
         self._pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
         for i in range(0, len(items), chunk):
-            self._submit(list(items[i : i + chunk]))
+            self._jobs.append(list(items[i : i + chunk]))
+            self._futures.append(None)
+        self._hand_out()
 
     @property
     def started(self) -> bool:
@@ -90,31 +100,47 @@ class Ahead(Generic[T, R]):
         assert self._chunk == 1
         if self._pool is None:
             return None
-        self._submit([item])
-        return len(self._futures) - 1
+        self._jobs.append([item])
+        self._futures.append(None)
+        self._hand_out()
+        return len(self._jobs) - 1
 
-    def _submit(self, items: list[T]) -> None:
-        assert self._pool is not None
-        first = not self._futures
-        if first:
-            gc.freeze()  # the workers are forked at the first submit
-        try:
-            self._futures.append(self._pool.submit(self._fn, items))
-        finally:
-            if first:
-                gc.unfreeze()
+    def _hand_out(self) -> None:
+        """Jobs to the pool, in order, as far as the window allows (the caller's own are skipped)."""
+        pool = self._pool
+        if pool is None:
+            return
+        busy = sum(1 for future in self._futures[: self._next] if future is not None and not future.done())
+        while self._next < len(self._jobs) and (self._window is None or busy < self._window):
+            job = self._next
+            self._next += 1
+            if self._jobs[job]:  # an emptied job was taken over by the caller
+                first, self._forked = not self._forked, True
+                if first:
+                    gc.freeze()  # the workers are forked at the first submit
+                try:
+                    self._futures[job] = pool.submit(self._fn, self._jobs[job])
+                finally:
+                    if first:
+                        gc.unfreeze()
+                busy += 1
 
     def take(self, index: int) -> R | None:
         job = index // self._chunk
         if job >= len(self._futures):
             return None
         future = self._futures[job]
+        if future is None:  # not handed out: the caller's now
+            self._jobs[job] = []
+            self._hand_out()
+            return None
         if future.cancel() or future.cancelled():
             return None
         error = future.exception()
         if error is not None:
             self._failed(error)
             return None
+        self._hand_out()
         return future.result()[index % self._chunk]
 
     def _failed(self, error: BaseException) -> None:
@@ -129,4 +155,4 @@ class Ahead(Generic[T, R]):
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
-        self._pool, self._futures = None, []
+        self._pool, self._futures, self._jobs, self._next = None, [], [], 0
