@@ -11,9 +11,10 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from perfdocs import parallel
+from perfdocs import mkdocs_adapter, parallel
 from perfdocs.parallel import MIN_ITEMS_PER_JOB, Ahead
 from selectolax.lexbor import LexborHTMLParser
 
@@ -118,9 +119,72 @@ def test_a_lazy_ahead_leaves_every_job_a_worker_has_not_started_to_the_caller(tm
         ahead.close()
 
 
-def _site(project: Path, pages: int) -> None:
+def test_what_mkdocs_page_render_sets_is_what_a_worker_carries_back(tmp_path: Path) -> None:
+    """MkDocs' Page.render sets these attributes of the page, and mkdocs_adapter.Converted carries each back from
+    the worker (apply): anything else it starts to set, a page converted in a worker would go without."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.pages import Page
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
+    (docs / "a.md").write_text("# A\n\n## Part\n\n[b](b.md#x) and [here](#part).\n", encoding="utf-8")
+    (docs / "b.md").write_text("# B\n", encoding="utf-8")
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    files = Files([File(name, str(docs), str(tmp_path / "site"), True) for name in ("a.md", "b.md")])
+    page = Page(None, files.get_file_from_path("a.md"), config)
+    page.read_source(config)
+    before = dict(vars(page))
+    page.render(config, files)
+    changed = {key for key, value in vars(page).items() if key not in before or before[key] is not value}
+    assert changed == {"content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors"}
+    assert set(vars(mkdocs_adapter.Converted(page.markdown, "", None, None, None, None, [], []))) == {
+        "markdown",  # what it converted: the engine checks it converts the same
+        "content",
+        "toc",
+        "title",  # _title_from_render
+        "anchor_ids",  # present_anchor_ids
+        "links_to_anchors",
+        "anchors",  # mkdocs-autorefs' register_anchor calls
+        "records",  # what it logged
+    }
+
+
+def test_what_a_worker_logs_converting_a_page_is_logged_once_when_the_engine_takes_it() -> None:
+    """Inside mkdocs_adapter._records no handler prints (a worker's copies of the engine's handlers would print
+    twice): each record is kept once, however many loggers with handlers it passes, and pickled with its message
+    formatted (an argument need not pickle); the engine's loggers then handle it as if logged there."""
+    import pickle
+
+    seen: list[logging.LogRecord] = []
+
+    class Seen(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    mkdocs_logger, handler = logging.getLogger("mkdocs"), Seen(logging.INFO)
+    mkdocs_logger.addHandler(handler)
+    try:
+        with mkdocs_adapter._records() as records:
+            logging.getLogger("mkdocs.structure.pages").warning("link %s not found", threading.Lock())
+            logging.getLogger("markdown.extensions").error("no handler on the way but the root's")
+        assert seen == []
+        carried = pickle.loads(pickle.dumps(records))
+        assert [(r.name, r.levelname, r.getMessage().split(" <")[0]) for r in carried] == [
+            ("mkdocs.structure.pages", "WARNING", "link"),
+            ("markdown.extensions", "ERROR", "no handler on the way but the root's"),
+        ]
+        for record in carried:
+            logging.getLogger(record.name).handle(record)
+        assert [r.getMessage().split(" <")[0] for r in seen] == ["link"]  # the mkdocs logger's own, as before
+    finally:
+        mkdocs_logger.removeHandler(handler)
+
+
+def _site(project: Path, pages: int, more_config: str = "") -> None:
     files = {
-        "mkdocs.yml": minimal_config("ahead"),
+        "mkdocs.yml": minimal_config("ahead", more_config),
         "docs/index.md": "---\nscenario: overview\n---\n# Overview\n\n<TechniqueMatrix/>\n",
         "docs/performance/_theory/amp.md": "---\ntitle: Mixed precision\nhelps: [speed]\nsummary: s\n---\nHalf.\n",
     }
@@ -214,6 +278,61 @@ def test_an_incremental_rebuild_renders_all_but_its_first_page_in_a_worker(
     assert len(printed) == 4 and printed[-1]
     for i in range(4):
         assert "Half, now bf16." in (tmp_path / "site" / f"p{i}" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_engine_takes_the_page_a_worker_converted_as_mkdocs_converts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snippet save: the worker converts the last page to HTML too (MkDocs' own steps, mkdocs_adapter.
+    convert_in_worker), and the engine, made here to wait for that before it converts the first page, takes it over:
+    the page, the heading the edit added among mkdocs-autorefs' anchors, and the site a full build makes."""
+    from perfdocs.build import BuildState
+    from perfdocs.serve import LIVE
+
+    project = tmp_path / "project"
+    _site(project, 4, "plugins:\n  - search\n  - autorefs\n")
+    converted = tmp_path / "converted"  # the worker's mark: it converted these pages (one file each)
+    converted.mkdir()
+    convert = mkdocs_adapter.convert_in_worker
+
+    def marked(*args: object) -> object:
+        done = convert(*args)  # type: ignore[arg-type]
+        if done is not None:
+            (converted / str(args[3]).replace("/", "_")).touch()
+        return done
+
+    monkeypatch.setattr(mkdocs_adapter, "convert_in_worker", marked)
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
+    page_markdown, rebuilding = BuildState.page_markdown, []
+
+    def engine_waits(self: BuildState, markdown: str, file: object) -> object:
+        deadline = time.monotonic() + 120  # a hang guard, not a limit on speed: the worker converts p3 first
+        while rebuilding and getattr(file, "src", "") == "p0.md" and not (converted / "p3.md").exists():
+            assert time.monotonic() < deadline, "the worker never converted p3.md"
+            time.sleep(0.01)
+        return page_markdown(self, markdown, file)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BuildState, "page_markdown", engine_waits)
+    applied: list[tuple[str, bool]] = []
+    apply = mkdocs_adapter.Converted.apply
+
+    def recorded(self: mkdocs_adapter.Converted, page: Any, config: Any, files: Any) -> bool:
+        done = apply(self, page, config, files)
+        applied.append((page.file.src_uri, done))
+        return done
+
+    monkeypatch.setattr(mkdocs_adapter.Converted, "apply", recorded)
+    edit = lambda text: text.replace("Half.", "Half.\n\n### Bf16 now\n\nNew.")  # noqa: E731
+    served = serve_and_save(project, tmp_path / "served", edit, lambda: rebuilding.append(True))
+    assert "rebuilt 4 pages" in served.stderr
+    assert ("p3.md", True) in applied  # the engine took the worker's conversion of p3
+    assert "p0.md" not in {page for page, _ in applied}  # and converted p0 itself
+    autorefs = LIVE.config.plugins["autorefs"]
+    assert "p3/#amp-bf16-now" in autorefs._primary_url_map["amp-bf16-now"]  # the anchor its conversion registered
+    full = build_in_process(project, tmp_path / "full", strict=False)
+    problems = [line for line in served.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    assert problems == [line for line in full.stderr.splitlines() if line.startswith(("WARNING", "ERROR"))] == []
+    assert site_files(tmp_path / "served") == site_files(tmp_path / "full")
 
 
 def test_what_the_reading_worker_finds_is_reported_as_a_full_build_reports_it(tmp_path: Path) -> None:

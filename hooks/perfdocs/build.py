@@ -74,15 +74,23 @@ NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: 
 # (late_content), the links and ids and the search sections of the first pass's output (read_cleaned), the
 # sections Material's index makes entries of (MkDocsBuild.search_sections)
 CLEAN, LATE, READ, ENTRIES = "clean", "clean after plugins", "read", "entries"
-_RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
-
-
-def _render_chunk(pages: list[tuple[str, str, str, str]]) -> list[tuple[list[Diagnostic], Rendered, frozenset[str]]]:
-    assert _RENDERING is not None
-    return [_RENDERING.render_page(*page) for page in pages]
-
-
 PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
+# what else a worker makes of a page it rendered (docs path, body, what it rendered), for the engine: the adapter's
+# conversion of the page to HTML, in an incremental rebuild (mkdocs_adapter.MkDocsBuild.render_ahead)
+Convert = Callable[[str, str, PageRender], Any]
+_RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
+_CONVERT: Convert | None = None  # and what they convert the pages with, if anything
+
+
+def _render_chunk(pages: list[PageText]) -> list[tuple[PageRender, Any]]:
+    assert _RENDERING is not None
+    done = []
+    for page in pages:
+        rendered = _RENDERING.render_page(*page)
+        done.append((rendered, _CONVERT(page[0], page[3], rendered) if _CONVERT is not None else None))
+    return done
+
+
 Cleaned = tuple[str, list[Finding]]  # the sanitiser's output and its findings
 ContentRead = tuple[Cleaned, tuple[PageHTML, SectionFacts]]  # what page_content reads of a page's HTML
 
@@ -117,22 +125,32 @@ class RenderedAhead:
     it (``defer``), and MkDocs goes on with the next page: ``deferred`` gives each page's reading, which its
     content waits for (serve.py sets it before any plugin's on_env)."""
 
-    ahead: Ahead[PageText, PageRender] | None = None
+    ahead: Ahead[PageText, tuple[PageRender, Any]] | None = None
     places: dict[str, tuple[int, str]] = field(default_factory=dict)  # docs path -> (place in ahead, its body)
     reading: Ahead[str, ContentRead] | None = None
     waiting: dict[str, tuple[int, SiteFile, str, Any]] = field(default_factory=dict)  # src -> (place, file, html...)
+    converted: dict[str, Any] = field(default_factory=dict)  # docs path -> what the worker's Convert made of it
+    kept: dict[str, tuple[str, PageRender]] = field(default_factory=dict)  # docs path -> (body, its result), given
 
-    def start(self, state: BuildState, texts: list[PageText], again: bool = False) -> None:
+    def start(
+        self, state: BuildState, texts: list[PageText], again: bool = False, convert: Convert | None = None
+    ) -> None:
         """``again``: the few pages an incremental rebuild renders (serve.py), the first by the engine while a
-        worker renders the others, one a job."""
-        global _RENDERING
+        worker renders the others, one a job, from the last page on (the engine takes the pages the worker has not
+        started, from the first on: they meet half-way). ``convert``: what else the worker makes of each page
+        (``conversion`` gives it)."""
+        global _RENDERING, _CONVERT
         self.stop()
         pages = [text for text in texts[1 if again else 0 :] if "<TechniqueMatrix" not in text[2]]
-        _RENDERING = state
+        if again:
+            pages.reverse()
+        _RENDERING, _CONVERT = state, convert
         try:
-            self.ahead = Ahead(_render_chunk, pages, chunk=1, least=1) if again else Ahead(_render_chunk, pages)
+            self.ahead = (
+                Ahead(_render_chunk, pages, chunk=1, least=1, lazy=True) if again else Ahead(_render_chunk, pages)
+            )
         finally:
-            _RENDERING = None
+            _RENDERING, _CONVERT = None, None
         self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
         if again and len(texts) > 1:
             self.reading = Ahead(_content_chunk, [], chunk=1, least=0, lazy=True)
@@ -158,9 +176,26 @@ class RenderedAhead:
             yield file, html, scenario
 
     def take(self, src: str, markdown: str) -> PageRender | None:
-        """The page's result, when it was rendered from the same Markdown and the workers got there first."""
+        """The page's result, when it was rendered from the same Markdown (``keep``, or the workers got there
+        first)."""
+        body, result = self.kept.pop(src, (None, None))
+        if body is not None:
+            return result if body == markdown else None
         place, body = self.places.pop(src, (-1, None))
-        return self.ahead.take(place) if self.ahead is not None and body == markdown else None
+        done = self.ahead.take(place) if self.ahead is not None and body == markdown else None
+        if done is None:
+            return None
+        if done[1] is not None:
+            self.converted[src] = done[1]
+        return done[0]
+
+    def keep(self, src: str, body: str, result: PageRender) -> None:
+        """``take`` gives ``result`` for the page rendered from ``body`` (the worker that rendered it converts it)."""
+        self.kept[src] = (body, result)
+
+    def conversion(self, src: str) -> Any:
+        """What the worker's Convert made of the page whose result ``take`` gave; None if nothing."""
+        return self.converted.pop(src, None)
 
     def stop(self) -> None:
         """The workers stopped: every page is converted, or the build starts again."""
@@ -168,6 +203,7 @@ class RenderedAhead:
             if workers is not None:
                 workers.close()
         self.ahead, self.places, self.reading, self.waiting = None, {}, None, {}
+        self.converted, self.kept = {}, {}
 
 
 @dataclass(frozen=True)
@@ -382,10 +418,11 @@ class BuildState:
             calculator=self.calculators[0] if self.calculators else None,
         )
 
-    def prerender(self, texts: list[PageText], again: bool = False) -> None:
+    def prerender(self, texts: list[PageText], again: bool = False, convert: Convert | None = None) -> None:
         """Every page rendered ahead (RenderedAhead); page_markdown takes the result when MkDocs hands over the
-        same Markdown, and renders the page itself when the workers are behind (``again``: RenderedAhead.start)."""
-        self.prerendered.start(self, texts, again)
+        same Markdown, and renders the page itself when the workers are behind (``again``, ``convert``:
+        RenderedAhead.start)."""
+        self.prerendered.start(self, texts, again, convert)
 
     def page_markdown(self, markdown: str, file: SiteFile) -> tuple[str, frozenset[str]]:
         """The page's Markdown as the Markdown engine is to read it, and the front matter keys the page may not

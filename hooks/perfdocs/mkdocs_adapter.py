@@ -13,10 +13,12 @@ incremental rebuilds) import MkDocs.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from html import escape, unescape
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from mkdocs.utils.meta import get_data
 
 from .apicache import settings_key
 from .apiconfig import ApiConfig
-from .build import ENTRIES, BuildState, NavSections, SiteFile, printing_work
+from .build import ENTRIES, BuildState, NavSections, PageRender, RenderedAhead, SiteFile, printing_work
 from .diagnostics import display_path
 from .embeds import embed_hosts
 from .gated import gated_models
@@ -83,9 +85,28 @@ class MkDocsBuild:
     def refresh_site_index(self, files: Any, changed: set[str]) -> bool | None:
         return self.state.refresh_site_index([site_file(f) for f in files.documentation_pages()], changed)
 
-    def render_ahead(self, pages: list[Any]) -> None:
-        """An incremental rebuild (serve.py) renders ``pages`` again: all but the first rendered in a worker."""
-        self.state.prerender([self.state.page_text(site_file(page.file)) for page in pages], again=True)
+    def render_ahead(self, pages: list[Any], config: Any, files: Any) -> None:
+        """An incremental rebuild (serve.py) renders ``pages`` again: all but the first rendered in a worker, which
+        converts them to HTML as MkDocs would too (``converted`` gives MkDocs that)."""
+        texts = [self.state.page_text(site_file(page.file)) for page in pages]
+        self.state.prerender(texts, again=True, convert=functools.partial(convert_in_worker, self, config, files))
+
+    @contextmanager
+    def converted(self, page: Any) -> Iterator[None]:
+        """MkDocs' ``page.render`` inside the block takes what the worker converted of ``page`` (render_ahead),
+        where the worker converted the Markdown MkDocs has now; elsewhere it converts the page itself."""
+        render = page.render
+
+        def take(config: Any, files: Any) -> None:
+            done: Converted | None = self.state.prerendered.conversion(page.file.src_uri)
+            if done is None or done.markdown != page.markdown or not done.apply(page, config, files):
+                render(config, files)
+
+        page.render = take
+        try:
+            yield
+        finally:
+            del page.render
 
     def nav(self, nav: Any, config: Any, files: Any) -> None:
         self.nav_object = nav
@@ -161,6 +182,117 @@ class MkDocsBuild:
         sections = nav_sections(items)
         nav: NavSections = [(title, [(p.file.src_uri, str(p.title)) for p in pages]) for title, pages in sections]
         self.state.post_build(Path(config.site_dir), nav)
+
+
+# -- a page converted in a worker (an incremental rebuild) ---------------------------------------
+@dataclass
+class Converted:
+    """What MkDocs' ``Page.render`` made of a page in a worker: what it sets on the page, the anchors mkdocs-autorefs
+    was told of (identifier, anchor, title, primary), and what it logged, for the engine to take over."""
+
+    markdown: str  # the Markdown it converted
+    content: str
+    toc: Any
+    title: str | None  # _title_from_render
+    anchor_ids: set[str] | None  # present_anchor_ids
+    links_to_anchors: dict[str, dict[str, str]] | None  # by the linked file's docs path; None: render left it
+    anchors: list[tuple[str, str | None, str | None, bool]]
+    records: list[logging.LogRecord]
+
+    def apply(self, page: Any, config: Any, files: Any) -> bool:
+        """The conversion on ``page`` as ``page.render`` would leave it; False where it cannot be (nothing done)."""
+        autorefs = config.plugins.get("autorefs")
+        links = None
+        if self.links_to_anchors is not None:
+            links = {files.get_file_from_path(src): found for src, found in self.links_to_anchors.items()}
+            if None in links:
+                return False
+        if self.anchors and autorefs is None:
+            return False
+        page.content, page.toc, page._title_from_render = self.content, self.toc, self.title
+        page.present_anchor_ids = self.anchor_ids
+        if links is not None:
+            page.links_to_anchors = links
+        for identifier, anchor, title, primary in self.anchors:
+            autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
+        for record in self.records:
+            logging.getLogger(record.name).handle(record)
+        return True
+
+
+def convert_in_worker(build: MkDocsBuild, config: Any, files: Any, src: str, body: str, result: PageRender) -> Any:
+    """In a forked worker (RenderedAhead): the page at ``src``, rendered by perfdocs to ``result``, through MkDocs'
+    own steps up to its HTML (_populate_page's, but for on_page_content), as a Converted; None where the worker
+    leaves the conversion to the engine (an API page: mkdocstrings keeps what it renders for the whole site).
+    Nothing is logged here: the engine logs what the conversion logged when it takes the page over."""
+    state = build.state
+    state.prerendered = RenderedAhead()  # the engine's workers are not this process's to ask
+    state.prerendered.keep(src, body, result)
+    page = files.get_file_from_path(src).page
+    autorefs = config.plugins.get("autorefs")
+    anchors: list[tuple[str, str | None, str | None, bool]] = []
+    foreign: list[Any] = []
+
+    def register_anchor(
+        on: Any, identifier: str, anchor: str | None = None, *, title: str | None = None, primary: bool = True
+    ) -> None:
+        anchors.append((identifier, anchor, title, primary))
+        if on is not page:
+            foreign.append(on)
+
+    with _records() as records:
+        config._current_page = page
+        page = config.plugins.on_pre_page(page, config=config, files=files)
+        page.read_source(config)
+        page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
+        if ":::" in page.markdown:  # mkdocstrings' block: its handler keeps what it renders
+            return None
+        del records[:]  # what the engine's own on_page_markdown logs again
+        if autorefs is not None:
+            autorefs.register_anchor = register_anchor
+        vars(page).pop("links_to_anchors", None)
+        page.render(config, files)
+    if foreign:
+        return None
+    links = vars(page).get("links_to_anchors")
+    return Converted(
+        page.markdown,
+        page.content,
+        page.toc,
+        page._title_from_render,
+        page.present_anchor_ids,
+        None if links is None else {file.src_uri: found for file, found in links.items()},
+        anchors,
+        records,
+    )
+
+
+@contextmanager
+def _records() -> Iterator[list[logging.LogRecord]]:
+    """Every log record made inside the block, each once, printed by no handler (a worker's: the engine replays
+    them). Each record's message is formatted here, so that it can be pickled."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if records and records[-1] is record:  # seen by a logger above the last one
+                return
+            if record.exc_info:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.msg, record.args, record.exc_info = record.getMessage(), None, None
+            records.append(record)
+
+    keep = Keep()
+    root = logging.getLogger()
+    loggers = [root, *(x for x in logging.Logger.manager.loggerDict.values() if isinstance(x, logging.Logger))]
+    saved = [(logger, logger.handlers) for logger in loggers if logger.handlers or logger is root]
+    for logger, _ in saved:
+        logger.handlers = [keep]
+    try:
+        yield records
+    finally:
+        for logger, handlers in saved:
+            logger.handlers = handlers
 
 
 def site_file(file: Any) -> SiteFile:

@@ -4,7 +4,8 @@ MkDocs' server calls one builder after any change under a watched path, and that
 site. ``on_serve`` puts ``LiveBuilds.rebuild`` in its place. It tells what changed since the last build (each
 watched file's size and modification time) and, when only pages, theory snippets or redirects.yml changed,
 renders just the pages that show them, with MkDocs' own page functions on the objects the last full build
-made; then it redoes what spans the site (the link check, redirect pages, the search index, the assistants'
+made (a forked worker renders and converts the pages from the last on: mkdocs_adapter.MkDocsBuild.render_ahead);
+then it redoes what spans the site (the link check, redirect pages, the search index, the assistants'
 copies, each page's "Build error" box). Anything else (the config and its nav, a file added or deleted, an
 asset, a template, a benchmark result, an API page, a page whose title changed) gets the full build, as before.
 
@@ -244,9 +245,10 @@ class LiveBuilds:
         titles = {page.file.src_uri: state.page_titles.get(page.file.src_uri) for page in pages}
         for page in pages:
             build.forget(page)
-        build.render_ahead(pages)
+        build.render_ahead(pages, config, files)
         for page in pages:
-            _populate_page(page, config, files)
+            with build.converted(page):
+                _populate_page(page, config, files)
         build.settle_contents(pages)
         # on_env, for the pages rendered again: autorefs turns their cross-references into links (the other
         # plugins' on_env write site files once per full build: mkdocstrings' CSS would come out empty now)
