@@ -12,6 +12,7 @@ Pure: functions return their text and the problems found (``Problem``); the dial
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import json
 import math
@@ -302,14 +303,23 @@ def workload(attrs: Mapping[str, tuple[str, str]]) -> tuple[str | None, memory.W
 
 
 def _estimate(attrs: Mapping[str, tuple[str, str]]) -> tuple[memory.Estimate | None, list[Problem]]:
-    preset, work, problems = workload(attrs)
+    result, problems = _estimate_of(tuple(sorted(attrs.items())))
+    return result, list(problems)
+
+
+@functools.lru_cache(maxsize=4096)
+def _estimate_of(attrs: tuple[tuple[str, tuple[str, str]], ...]) -> tuple[memory.Estimate | None, tuple[Problem, ...]]:
+    """_estimate, kept by the attributes: a page shows the same workloads in several figures and tables, a snippet
+    the same on every page that shows it, and a save under mkdocs serve renders those pages again. The model is a
+    function of the attributes alone; callers read the estimate, never change it."""
+    preset, work, problems = workload(dict(attrs))
     if work is None or preset is None:
-        return None, problems
+        return None, tuple(problems)
     arch = memory.Arch.from_config(PRESETS[preset], preset)
     try:
-        return memory.estimate(arch, work), []
+        return memory.estimate(arch, work), ()
     except ValueError as exc:  # e.g. a LoRA target the architecture does not have
-        return None, [Problem(f"<MemoryBudget>: {exc}")]
+        return None, (Problem(f"<MemoryBudget>: {exc}"),)
 
 
 def figure(attrs: Mapping[str, tuple[str, str]]) -> tuple[str, list[Problem]]:
