@@ -331,6 +331,11 @@ EDGE_CASES = {
     "nested heading": "<div><section><h2 id='n'>N</h2><p>in</p></section><p>out of it</p></div><p>after</p>",
     "excluded": "<h2 id='a'>A</h2><div data-search-exclude><p>hidden</p></div><p>shown</p>",
     "excluded heading": "<h2 id='x' data-search-exclude>X</h2><p>x text</p><h2 id='y'>Y</h2>",
+    # Material skips by tag: every open element of an excluded element's tag counts while the tag is excluded
+    "excluded in its own tag": (
+        "<div><p>a</p><div data-search-exclude><p>hid</p></div><p>in outer</p><style>.css{}</style><p>c</p></div><p>b</p>"
+    ),
+    "excluded twice": "<div data-search-exclude><div data-search-exclude><p>h</p></div><p>h2</p></div><p>shown</p>",
     "line numbers": "<h2 id='a'>A</h2><div class='linenodiv'>1 2 3</div><p>text</p>",
     "kept tags": "<h2 id='a'>A<sup>2</sup></h2><ul><li>one</li><li> </li></ul><p><sub>x</sub> <code> </code></p>",
     "void tags": "<p>a<br>b<img alt='i' src='x.png'>c<wbr>d<hr></p><h2 id='v'>V</h2><p>e<input value='1'></p>",

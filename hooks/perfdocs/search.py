@@ -119,6 +119,7 @@ class _Sections:
         self.open: dict[str, int] = {}  # tag -> open elements of that tag
         self.permalinks = 0  # open a.headerlink elements
         self.skip = set(ALWAYS_SKIPPED)  # tags whose content is left out while one is open
+        self.skipped = 0  # open elements whose tag is in skip: content is left out while there are any
         self.section: Any = None
         self.data: list[Any] = []
 
@@ -150,7 +151,7 @@ class _Sections:
             self.data.append(self.section)
 
     def skipping(self) -> bool:
-        return any(self.open.get(tag) for tag in self.skip)
+        return self.skipped > 0
 
     def kept_in(self) -> list[str]:
         """Where kept markup and text go: the section's title while its heading is open, else its text."""
@@ -162,6 +163,7 @@ class _Sections:
         permalink = tag == "a" and attrs.get("class") == "headerlink"
         self.context.append((tag, permalink))
         self.open[tag] = self.open.get(tag, 0) + 1
+        self.skipped += tag in self.skip
         self.permalinks += permalink
         if tag in HEADINGS and "id" in attrs:
             depth = len(self.context)
@@ -174,7 +176,9 @@ class _Sections:
         self.preface()
         for key, value in attrs.items():
             if key == "data-search-exclude" or (key == "class" and value == "linenodiv"):
-                self.skip.add(tag)
+                if tag not in self.skip:  # every open element of that tag now counts, this one too
+                    self.skip.add(tag)
+                    self.skipped += self.open[tag]
                 return
         if tag in KEPT_TAGS and not self.skipping():
             self.kept_in().append(f"<{tag}>")
@@ -193,8 +197,10 @@ class _Sections:
         self.open[tag] -= 1
         self.permalinks -= permalink
         if tag in self.skip:
+            self.skipped -= 1
             if tag not in ALWAYS_SKIPPED:
                 self.skip.discard(tag)
+                self.skipped -= self.open[tag]  # the other open elements of that tag count no longer
             return
         if tag in KEPT_TAGS and not self.skipping():
             kept = self.kept_in()
