@@ -78,6 +78,7 @@ class Ahead(Generic[T, R]):
         self._fn, self._chunk = fn, chunk
         self._window = jobs + 1 if lazy else None  # at most this many jobs with the pool and not done
         self._forked = False
+        self._busy: list[Future[list[R]]] = []  # handed out, not known to be done (lazy only)
         self._jobs: list[list[T]] = []
         self._futures: list[Future[list[R]] | None] = []  # by job; None: not handed to the pool (yet)
         self._next = 0  # the first job not handed to the pool
@@ -110,8 +111,9 @@ class Ahead(Generic[T, R]):
         pool = self._pool
         if pool is None:
             return
-        busy = sum(1 for future in self._futures[: self._next] if future is not None and not future.done())
-        while self._next < len(self._jobs) and (self._window is None or busy < self._window):
+        if self._window is not None:
+            self._busy = [future for future in self._busy if not future.done()]
+        while self._next < len(self._jobs) and (self._window is None or len(self._busy) < self._window):
             job = self._next
             self._next += 1
             if self._jobs[job]:  # an emptied job was taken over by the caller
@@ -119,11 +121,12 @@ class Ahead(Generic[T, R]):
                 if first:
                     gc.freeze()  # the workers are forked at the first submit
                 try:
-                    self._futures[job] = pool.submit(self._fn, self._jobs[job])
+                    future = self._futures[job] = pool.submit(self._fn, self._jobs[job])
                 finally:
                     if first:
                         gc.unfreeze()
-                busy += 1
+                if self._window is not None:
+                    self._busy.append(future)
 
     def take(self, index: int) -> R | None:
         job = index // self._chunk
@@ -155,4 +158,4 @@ class Ahead(Generic[T, R]):
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
-        self._pool, self._futures, self._jobs, self._next = None, [], [], 0
+        self._pool, self._futures, self._jobs, self._next, self._busy = None, [], [], 0, []
