@@ -204,7 +204,10 @@ class _Sections:
             return
         if tag in KEPT_TAGS and not self.skipping():
             kept = self.kept_in()
-            index = kept.index(f"<{tag}>")
+            try:
+                index = kept.index(f"<{tag}>")
+            except ValueError:  # opened while it was skipped (its own data-search-exclude): nothing to close
+                return
             if all(part.isspace() for part in kept[index + 1 :]):
                 del kept[index:]  # an element with nothing but whitespace in it leaves
             else:
