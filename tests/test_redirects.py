@@ -265,6 +265,49 @@ def test_missing_anchor_in_target_is_reported_with_line() -> None:
     ]
 
 
+def test_a_rebuild_writes_the_redirect_pages_again_only_when_what_they_show_changed(tmp_path: Path) -> None:
+    """SiteRedirects.write under mkdocs serve: the same targets, titles and ids write nothing again (a snippet save);
+    a target's new title, an id an old deep link names gone, or redirects.yml read again write the pages again, and
+    the problems are reported on every call."""
+    import os
+
+    from perfdocs.html import PageHTML
+    from perfdocs.siteredirects import SiteRedirects
+
+    config = tmp_path / "redirects.yml"
+    config.write_text("redirects:\n  a: performance/index.md\n  a#old: performance/index.md#sec\n", encoding="utf-8")
+    site = tmp_path / "site"
+    site.mkdir()
+    redirects = SiteRedirects()
+    assert redirects.load(config, "redirects.yml", PAGES, set(), RedirectHosts(), {}) == []
+    dest = {"performance/index.md": "performance/index.html"}
+    titles = {"performance/index.md": "Overview"}
+    page = site / "a" / "index.html"
+
+    def write(ids: set[str]) -> tuple[bool, list[str]]:
+        """Whether the redirect page was written, and the problems."""
+        if page.exists():
+            os.utime(page, ns=(0, 0))
+        content = {"performance/index.html": PageHTML({}, ids)}
+        files, problems = redirects.write(
+            site, "redirects.yml", URLS.__getitem__, titles.__getitem__, dest, content, "/"
+        )
+        assert "a/index.html" in files
+        return page.stat().st_mtime_ns != 0, [str(p).partition(" (")[0] for p in problems]
+
+    assert write({"sec"}) == (True, [])
+    assert "Overview" in page.read_text(encoding="utf-8")
+    assert write({"sec"}) == (False, [])
+    titles["performance/index.md"] = "Start here"
+    assert write({"sec"}) == (True, [])
+    assert "Start here" in page.read_text(encoding="utf-8")
+    gone = "redirects.yml:3:1: error: redirect target 'performance/index.md#sec' has no id 'sec' [missing-anchor]"
+    assert write({"other"}) == (True, [gone])
+    assert write({"other"}) == (False, [gone])  # reported again, written once
+    assert redirects.load(config, "redirects.yml", PAGES, set(), RedirectHosts(), {}) == []
+    assert write({"other"}) == (True, [gone])
+
+
 def test_the_old_landing_page_answers_every_form() -> None:
     rmap, problems = load("  index: performance/index.md\n")
     assert problems == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .diagnostics import Diagnostic
 from .html import PageHTML, page_ids
@@ -28,6 +29,9 @@ class SiteRedirects:
     redirects: RedirectMap = field(default_factory=RedirectMap)
     complete: bool = True  # False when redirects.yml did not load: old URLs may then be missing
     anchor_targets: set[str] = field(default_factory=set)  # docs paths an old deep link sends a fragment to
+    # what the last write wrote, by everything it wrote it from: a rebuild under mkdocs serve that changes none of
+    # it (a snippet edit that leaves the target pages' titles and ids alone) writes nothing again
+    written: tuple[Any, tuple[dict[str, str], list[Diagnostic]]] | None = None
 
     def load(
         self,
@@ -42,6 +46,7 @@ class SiteRedirects:
         (``site_files``): its problems. A project without redirects.yml has none."""
         if not path.is_file():
             return []
+        self.written = None
         self.redirects, problems = load_redirects(path.read_bytes(), display, set(pages), hosts, renames)
         problems += site_file_clashes(self.redirects, site_files, display)
         self.complete = not any(d.code == "bad-redirects" for d in problems)
@@ -62,10 +67,19 @@ class SiteRedirects:
         """The redirect pages and the Netlify file, written into ``site``: the pages (file -> HTML) and the
         problems (an old deep link to an id its page does not have, a page that cannot be written)."""
         ids = target_ids(self.anchor_targets, dest_of, content, site)
-        problems = missing_anchor_problems(self.redirects, ids, display)
-        files = redirect_pages(self.redirects, page_url, page_title, ids)
-        problems += write_redirect_pages(site, files, self.redirects, display)
-        (site / NETLIFY_FILE).write_text(netlify_redirects(self.redirects, page_url, base), encoding="utf-8")
+        rmap = self.redirects
+        targets = {t.page for t in rmap.pages.values()} | {t.page for m in rmap.anchors.values() for t in m.values()}
+        shown = sorted((page, page_url(page), page_title(page)) for page in targets if page)
+        found_ids = sorted((page, sorted(found)) for page, found in ids.items())
+        key = (site, display, base, found_ids, shown, len(rmap.pages))
+        if self.written is not None and self.written[0] == key and (site / NETLIFY_FILE).is_file():
+            files, problems = self.written[1]
+            return files, list(problems)
+        problems = missing_anchor_problems(rmap, ids, display)
+        files = redirect_pages(rmap, page_url, page_title, ids)
+        problems += write_redirect_pages(site, files, rmap, display)
+        (site / NETLIFY_FILE).write_text(netlify_redirects(rmap, page_url, base), encoding="utf-8")
+        self.written = (key, (files, list(problems)))
         return files, problems
 
 
