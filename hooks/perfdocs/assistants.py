@@ -198,7 +198,7 @@ def write_files(
     ``pages``: docs path -> (Markdown, its source map, its links); ``taken``: site paths written by someone
     else (MkDocs' files, redirect pages), never overwritten. ``copies`` keeps each page's result by its Markdown
     and where it is served, for the next call with the same site's pages (an incremental rebuild)."""
-    served = {**dest_of, **{src: markdown_url(url) for src, url in page_urls.items()}}
+    served = served_paths(page_urls, dest_of)
     written: dict[str, str] = {}
     problems = []
     for src, (text, source_map, links) in sorted(pages.items()):
@@ -224,6 +224,11 @@ def write_files(
         dest.write_text(copy, encoding="utf-8")
         written[src] = rel
     return written, problems
+
+
+def served_paths(page_urls: Mapping[str, str], dest_of: Mapping[str, str]) -> dict[str, str]:
+    """Docs path -> the site path that serves it to assistants: a page's Markdown copy, any other file itself."""
+    return {**dest_of, **{src: markdown_url(url) for src, url in page_urls.items()}}
 
 
 def write_llms_txt(

@@ -21,7 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
-from .assistants import LLMS_TXT, markdown_url, write_files, write_llms_txt
+from .assistants import LLMS_TXT, markdown_url, page_markdown, served_paths, write_files, write_llms_txt
 from .budgets import calculator_pages
 from .contentcache import ContentCache, Work
 from .diagnostics import Diagnostic, Location, Reporter, SourceMap
@@ -80,15 +80,27 @@ PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildStat
 Convert = Callable[[str, str, PageRender], Any]
 _RENDERING: BuildState | None = None  # the state forked workers render pages with (see BuildState.prerender)
 _CONVERT: Convert | None = None  # and what they convert the pages with, if anything
+_SERVED: dict[str, str] = {}  # and where each docs path is served to assistants (assistants.served_paths)
+Copy = tuple[str, str]  # a page's Markdown copy for assistants: (where it is served, the copy)
+Prerendered = tuple[PageRender, Any, Copy | None]  # what a worker makes of a page (_render_chunk)
 
 
-def _render_chunk(pages: list[PageText]) -> list[tuple[PageRender, Any]]:
+def _render_chunk(pages: list[PageText]) -> list[Prerendered]:
+    """Each page rendered (BuildState.render_page), converted (_CONVERT) and its Markdown copy for assistants made
+    (what write_for_assistants would make of it: the engine keeps it in BuildState.assistant_copies)."""
     assert _RENDERING is not None
     done = []
     for page in pages:
         rendered = _RENDERING.render_page(*page)
-        done.append((rendered, _CONVERT(page[0], page[3], rendered) if _CONVERT is not None else None))
+        converted = _CONVERT(page[0], page[3], rendered) if _CONVERT is not None else None
+        done.append((rendered, converted, _copy(page[0], rendered[1])))
     return done
+
+
+def _copy(src: str, rendered: Rendered) -> Copy | None:
+    if src not in _SERVED:
+        return None
+    return _SERVED[src], page_markdown(rendered.text, rendered.source_map, rendered.links, src, _SERVED)
 
 
 Cleaned = tuple[str, list[Finding]]  # the sanitiser's output and its findings
@@ -125,11 +137,12 @@ class RenderedAhead:
     it (``defer``), and MkDocs goes on with the next page: ``deferred`` gives each page's reading, which its
     content waits for (serve.py sets it before any plugin's on_env)."""
 
-    ahead: Ahead[PageText, tuple[PageRender, Any]] | None = None
+    ahead: Ahead[PageText, Prerendered] | None = None
     places: dict[str, tuple[int, str]] = field(default_factory=dict)  # docs path -> (place in ahead, its body)
     reading: Ahead[str, ContentRead] | None = None
     waiting: dict[str, tuple[int, SiteFile, str, Any]] = field(default_factory=dict)  # src -> (place, file, html...)
     converted: dict[str, Any] = field(default_factory=dict)  # docs path -> what the worker's Convert made of it
+    copies: dict[str, Copy] = field(default_factory=dict)  # docs path -> its Markdown copy, as the worker made it
     kept: dict[str, tuple[str, PageRender]] = field(default_factory=dict)  # docs path -> (body, its result), given
 
     def start(
@@ -139,18 +152,18 @@ class RenderedAhead:
         worker renders the others, one a job, from the last page on (the engine takes the pages the worker has not
         started, from the first on: they meet half-way). ``convert``: what else the worker makes of each page
         (``conversion`` gives it)."""
-        global _RENDERING, _CONVERT
+        global _RENDERING, _CONVERT, _SERVED
         self.stop()
         pages = [text for text in texts[1 if again else 0 :] if "<TechniqueMatrix" not in text[2]]
         if again:
             pages.reverse()
-        _RENDERING, _CONVERT = state, convert
+        _RENDERING, _CONVERT, _SERVED = state, convert, served_paths(state.page_urls, state.dest_of)
         try:
             self.ahead = (
                 Ahead(_render_chunk, pages, chunk=1, least=1, lazy=True) if again else Ahead(_render_chunk, pages)
             )
         finally:
-            _RENDERING, _CONVERT = None, None
+            _RENDERING, _CONVERT, _SERVED = None, None, {}
         self.places = {page[0]: (i, page[3]) for i, page in enumerate(pages)}
         if again and len(texts) > 1:
             self.reading = Ahead(_content_chunk, [], chunk=1, least=0, lazy=True)
@@ -187,6 +200,8 @@ class RenderedAhead:
             return None
         if done[1] is not None:
             self.converted[src] = done[1]
+        if done[2] is not None:
+            self.copies[src] = done[2]
         return done[0]
 
     def keep(self, src: str, body: str, result: PageRender) -> None:
@@ -203,7 +218,7 @@ class RenderedAhead:
             if workers is not None:
                 workers.close()
         self.ahead, self.places, self.reading, self.waiting = None, {}, None, {}
-        self.converted, self.kept = {}, {}
+        self.converted, self.kept, self.copies = {}, {}, {}
 
 
 @dataclass(frozen=True)
@@ -438,6 +453,8 @@ class BuildState:
                 src, display, file.read() if source is None else source, markdown
             )
         self.report(problems + rendered.diagnostics)
+        if (copy := self.prerendered.copies.pop(src, None)) is not None:  # write_for_assistants takes it
+            self.assistant_copies[src] = ((rendered.text, copy[0]), copy[1])
         self.page_scenarios[src] = rendered.scenario
         self.markdown[src] = PageMarkdown(
             rendered.text,
