@@ -86,8 +86,9 @@ Prerendered = tuple[PageRender, Any, Copy | None]  # what a worker makes of a pa
 
 
 def _render_chunk(pages: list[PageText]) -> list[Prerendered]:
-    """Each page rendered (BuildState.render_page), converted (_CONVERT) and its Markdown copy for assistants made
-    (what write_for_assistants would make of it: the engine keeps it in BuildState.assistant_copies)."""
+    """Each page rendered (BuildState.render_page), converted (_CONVERT) and, in an incremental rebuild, its
+    Markdown copy for assistants made (what write_for_assistants would make of it: the engine keeps it in
+    BuildState.assistant_copies)."""
     assert _RENDERING is not None
     done = []
     for page in pages:
@@ -157,7 +158,10 @@ class RenderedAhead:
         pages = [text for text in texts[1 if again else 0 :] if "<TechniqueMatrix" not in text[2]]
         if again:
             pages.reverse()
-        _RENDERING, _CONVERT, _SERVED = state, convert, served_paths(state.page_urls, state.dest_of)
+        # the copies only for a rebuild's few pages: in a full build, sending every page's copy back to this
+        # process costs it more than making them after the build (1,000 pages: about 1 s more, bench/build_overhead)
+        served = served_paths(state.page_urls, state.dest_of) if again else {}
+        _RENDERING, _CONVERT, _SERVED = state, convert, served
         try:
             self.ahead = (
                 Ahead(_render_chunk, pages, chunk=1, least=1, lazy=True) if again else Ahead(_render_chunk, pages)
