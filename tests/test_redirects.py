@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -10,6 +11,7 @@ from ada_url import URL
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from perfdocs.cli import main
+from perfdocs.html import PageHTML
 from perfdocs.mkdocs_adapter import load_project
 from perfdocs.redirects import (
     RedirectHosts,
@@ -26,6 +28,7 @@ from perfdocs.redirects import (
     site_file_clashes,
     write_redirect_pages,
 )
+from perfdocs.siteredirects import SiteRedirects
 
 PAGES = {"performance/index.md", "performance/train/gpu_one.md", "performance/scalability.md"}
 URLS = {
@@ -269,11 +272,6 @@ def test_a_rebuild_writes_the_redirect_pages_again_only_when_what_they_show_chan
     """SiteRedirects.write under mkdocs serve: the same targets, titles and ids write nothing again (a snippet save);
     a target's new title, an id an old deep link names gone, or redirects.yml read again write the pages again, and
     the problems are reported on every call."""
-    import os
-
-    from perfdocs.html import PageHTML
-    from perfdocs.siteredirects import SiteRedirects
-
     config = tmp_path / "redirects.yml"
     config.write_text("redirects:\n  a: performance/index.md\n  a#old: performance/index.md#sec\n", encoding="utf-8")
     site = tmp_path / "site"

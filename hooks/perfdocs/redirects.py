@@ -73,6 +73,10 @@ class RedirectMap:
     def __bool__(self) -> bool:
         return bool(self.pages)
 
+    def targets(self) -> list[Target]:
+        """Every target an entry leads to: each old path's, then each old fragment's."""
+        return [*self.pages.values()] + [t for remaps in self.anchors.values() for t in remaps.values()]
+
     def drop(self, old: str) -> None:
         """Leaves ``old`` out: no redirect page and no ``_redirects`` rule is written for it."""
         self.pages.pop(old, None)

@@ -44,14 +44,13 @@ class SiteRedirects:
     ) -> list[Diagnostic]:
         """``path`` (shown as ``display``) against the site's ``pages`` (docs paths) and the files the build writes
         (``site_files``): its problems. A project without redirects.yml has none."""
+        self.written = None
         if not path.is_file():
             return []
-        self.written = None
         self.redirects, problems = load_redirects(path.read_bytes(), display, set(pages), hosts, renames)
         problems += site_file_clashes(self.redirects, site_files, display)
         self.complete = not any(d.code == "bad-redirects" for d in problems)
-        targets = [*self.redirects.pages.values()] + [t for m in self.redirects.anchors.values() for t in m.values()]
-        self.anchor_targets = {t.page for t in targets if t.page and t.anchor}
+        self.anchor_targets = {t.page for t in self.redirects.targets() if t.page and t.anchor}
         return problems
 
     def write(
@@ -68,8 +67,7 @@ class SiteRedirects:
         problems (an old deep link to an id its page does not have, a page that cannot be written)."""
         ids = target_ids(self.anchor_targets, dest_of, content, site)
         rmap = self.redirects
-        targets = {t.page for t in rmap.pages.values()} | {t.page for m in rmap.anchors.values() for t in m.values()}
-        shown = sorted((page, page_url(page), page_title(page)) for page in targets if page)
+        shown = sorted((page, page_url(page), page_title(page)) for page in {t.page for t in rmap.targets()} if page)
         found_ids = sorted((page, sorted(found)) for page, found in ids.items())
         key = (site, display, base, found_ids, shown, len(rmap.pages))
         if self.written is not None and self.written[0] == key and (site / NETLIFY_FILE).is_file():
