@@ -8,6 +8,7 @@ It knows no engine: mkdocs_adapter.py translates MkDocs' events and objects into
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import posixpath
@@ -186,9 +187,12 @@ class RenderedAhead:
         waiting, self.waiting = self.waiting, {}
         for place, _, html, _ in reversed(waiting.values()):
             read = self.reading.take(place) if self.reading is not None else None
-            cleaned, found = read if read is not None else _content_chunk([html])[0]
-            contents.put(CLEAN, html, cleaned)
-            contents.put(READ, cleaned[0], found)
+            if read is None:  # read here now (what the cache holds is not read again), while the worker goes on
+                cleaned = contents.get(CLEAN, html, functools.partial(clean_page, html))
+                contents.get(READ, cleaned[0], functools.partial(read_cleaned, cleaned[0]))
+            else:
+                contents.put(CLEAN, html, read[0])
+                contents.put(READ, read[0][0], read[1])
         for _, file, html, scenario in waiting.values():
             yield file, html, scenario
 
