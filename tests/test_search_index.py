@@ -144,13 +144,15 @@ def test_write_index_moves_the_index_and_leaves_a_stub(tmp_path: Path) -> None:
     assert write_index(tmp_path, {}) is None, "no index (search off): nothing to do"
     (tmp_path / "search").mkdir()
     (tmp_path / INDEX).write_text(json.dumps(INDEX_IN), encoding="utf-8")
-    size = write_index(tmp_path, {"a/": SearchPage({"": "<p>new ✓</p>"})})
+    measured = write_index(tmp_path, {"a/": SearchPage({"": "<p>new ✓</p>"})})
     full = (tmp_path / FULL_INDEX).read_text(encoding="utf-8")
     stub = (tmp_path / INDEX).read_text(encoding="utf-8")
     assert json.loads(stub) == {"config": json.loads(full)["config"], "docs": []}
     assert json.loads(full)["docs"][0]["text"] == "<p>new ✓</p>"
     assert "✓" in full, "UTF-8, not \\u escapes"
-    assert size is not None and (size.sections, size.raw, size.stub) == (3, len(full.encode()), len(stub))
+    assert measured is not None
+    size = measured()
+    assert (size.sections, size.raw, size.stub) == (3, len(full.encode()), len(stub))
     assert 0 < size.gzip < size.raw
 
 

@@ -606,6 +606,7 @@ class BuildState:
         link check, the "Build error" boxes and the search index."""
         assert self.project is not None
         self.contents.stop_ahead()  # every page is printed
+        size = write_index(site, self.search_texts)  # its size is measured while the rest goes on
         path = self.display(self.project.redirects_file)
         urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
         files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)
@@ -627,9 +628,8 @@ class BuildState:
         self.boxes.write(site, {page: found for page, found in by_page.items() if page in self.content_links})
         log.info("perfdocs: checked %d links to %d targets in %d pages", report.links, report.targets, report.pages)
         self.contents.save()
-        size = write_index(site, self.search_texts)
         if size:
-            log.info("perfdocs: search index: %s", size)
+            log.info("perfdocs: search index: %s", size())
 
     def watch_paths(self) -> list[str]:
         """What mkdocs serve watches besides docs/ and mkdocs.yml: redirects.yml and the benchmark results pages
