@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from perfdocs import build as build_module
-from perfdocs import parallel
+from perfdocs import pagecontent, parallel
 from perfdocs.contentcache import CONTENT_DIR, ContentCache
 
 from .sitetools import build_in_process, build_messages, hooked_project, minimal_config, site_files
@@ -142,7 +142,8 @@ def test_a_build_that_reuses_the_pages_html_writes_the_same_site(
         cleaned.append(len(html))
         return clean_page(html, after_plugins=after_plugins)
 
-    monkeypatch.setattr(build_module, "clean_page", counted)
+    monkeypatch.setattr(build_module, "clean_page", counted)  # a worker's pass
+    monkeypatch.setattr(pagecontent, "clean_page", counted)  # the build's own
     first = build_in_process(project, tmp_path / "first", strict=False)
     assert len(cleaned) == 2
     second = build_in_process(project, tmp_path / "second", strict=False)

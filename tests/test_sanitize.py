@@ -5,11 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mkdocs_autorefs import AUTOREF_RE
+from perfdocs.build import BuildState, SiteFile
+from perfdocs.diagnostics import Diagnostic
 from perfdocs.embeds import embed_hosts
+from perfdocs.pagecontent import clean_late
 from perfdocs.sanitize import (
     EMBED,
+    SPAN_MARK,
     attribute_spans,
     clean_page,
+    marked,
+    replaced,
     srcset_urls,
     unsafe_constructs,
     url_scheme,
@@ -449,3 +456,104 @@ def test_embed_hosts_that_are_not_host_names_are_errors_at_their_line(tmp_path) 
     ]
     assert hosts.allows("huggingface.co") and hosts.allows("org-demo.hf.space") and not hosts.allows("hf.space")
     assert not hosts.allows("evil.example")
+
+
+# -- what plugins put in place of the placeholders, after the sanitiser (BuildState.after_plugins) -----------------
+
+PLACEHOLDERS = (
+    '<p>See <autoref identifier="a.B" optional>B</autoref>, then <autoref identifier="a.C">C</autoref>.</p>'
+    '<table><tr><td><autoref identifier="a.D"><code>D</code></autoref></td></tr></table>'
+)
+
+
+def test_marks_find_exactly_what_took_each_placeholders_place() -> None:
+    given = marked(PLACEHOLDERS, AUTOREF_RE)
+    assert given.replace(SPAN_MARK, "") == PLACEHOLDERS
+    assert given.count(SPAN_MARK) == 6
+    links = iter(['<a href="#b">B</a>', "[C][a.C]", '<a href="#d"><code>D</code></a>'])
+    now = AUTOREF_RE.sub(lambda _: next(links), given)  # what mkdocs-autorefs does to the marked content
+    assert replaced(given, now) == ['<a href="#b">B</a>', "[C][a.C]", '<a href="#d"><code>D</code></a>']
+    assert replaced(given, given) == [m.group(0) for m in AUTOREF_RE.finditer(PLACEHOLDERS)]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda now: now.replace(", then ", ', <img src="x" onerror="steal()"> then '),  # text between placeholders
+        lambda now: now.replace(SPAN_MARK, "", 1),  # a mark lost
+        lambda now: now + SPAN_MARK + "<b>x</b>" + SPAN_MARK,  # a span added
+    ],
+    ids=["text between", "a mark lost", "a span added"],
+)
+def test_any_other_change_is_not_read_as_replacements(change) -> None:
+    given = marked(PLACEHOLDERS, AUTOREF_RE)
+    assert replaced(given, change(AUTOREF_RE.sub("<a>x</a>", given))) is None
+
+
+def test_content_with_a_mark_of_its_own_is_not_marked() -> None:
+    assert marked(f"<p>{SPAN_MARK}</p>" + PLACEHOLDERS, AUTOREF_RE) == f"<p>{SPAN_MARK}</p>" + PLACEHOLDERS
+    assert marked(PLACEHOLDERS, None) == PLACEHOLDERS
+
+
+def _converted(html: str) -> tuple[BuildState, SiteFile, list[Diagnostic], str]:
+    """A build's state that converted one page to ``html`` with mkdocs-autorefs configured: what it reported, and
+    the content it handed over."""
+    state = BuildState()
+    state.checks.placeholders = AUTOREF_RE
+    reported: list[Diagnostic] = []
+    state.report = reported.extend  # type: ignore[method-assign]
+    file = SiteFile("p.md", "p/index.html", "p/", None, True, True, read=lambda: "")
+    return state, file, reported, state.page_content(html, file, None)
+
+
+PLUGIN = "written by a plugin after the sanitiser; removed from the page"
+
+
+def test_what_a_plugin_puts_in_a_placeholders_place_goes_through_the_allowlist() -> None:
+    state, file, reported, given = _converted(PLACEHOLDERS)
+    links = iter(['<a href="#b" onclick="steal()">B</a>', "[C][a.C]", '<a href="#d" autofocus><code>D</code></a>'])
+    printed = state.after_plugins(file, AUTOREF_RE.sub(lambda _: next(links), given))
+    assert printed == (
+        '<p>See <a href="#b">B</a>, then [C][a.C].</p>'
+        '<table><tbody><tr><td><a href="#d"><code>D</code></a></td></tr></tbody></table>'
+    )
+    assert [(d.message, d.hint) for d in reported] == [
+        ("event handler attribute 'onclick' is not allowed in pages", PLUGIN),
+        ("attribute 'autofocus' is not allowed in pages", PLUGIN),
+    ]
+    assert state.late_content(file, printed) is None, "printed as after_plugins left it"
+
+
+def test_a_plugin_that_changes_anything_else_gets_the_whole_content_cleaned_again() -> None:
+    state, file, reported, given = _converted(PLACEHOLDERS)
+    now = AUTOREF_RE.sub('<a href="#x">x</a>', given).replace(", then ", ', <img src="x" onerror="steal()"> then ')
+    printed = state.after_plugins(file, now)
+    assert SPAN_MARK not in printed and "onerror" not in printed and '<img src="x">' in printed
+    assert [(d.message, d.hint) for d in reported] == [("event handler attribute 'onerror' is not allowed in pages", PLUGIN)]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        '<a class="autorefs autorefs-internal" title="a.B" href="../api/#a.B"><code>B</code></a>',
+        '<span class="autorefs autorefs-external" title="a &amp; b">B &lt;x&gt;</span>',
+        '<a href="#b" onclick="steal()" style="color: red; position: fixed">B</a>',
+        '<a href="javascript:alert(1)"><a href="#inner">nested</a></a>',
+        "<b>unclosed <i>tags",
+        "</p><script>alert(1)</script><p>",
+    ],
+)
+def test_cleaning_each_replacement_gives_the_page_cleaning_the_whole_content_gives(link: str) -> None:
+    """Where what a plugin wrote is well-formed, the page is the one the whole content cleaned again would give; where
+    it is not, each replacement is still cleaned on its own, closed before the cleaned text after it."""
+    state, file, reported, given = _converted(PLACEHOLDERS)
+    now = AUTOREF_RE.sub(lambda _: link, given)
+    printed = state.after_plugins(file, now)
+    whole, _ = clean_late(now.replace(SPAN_MARK, ""))
+    fragment, _ = clean_late(link)
+    assert printed == PLACEHOLDERS_CLEANED.format(fragment, fragment, fragment)
+    if "</p>" not in link and "unclosed" not in link and "nested" not in link:
+        assert printed == whole
+
+
+PLACEHOLDERS_CLEANED = "<p>See {}, then {}.</p><table><tbody><tr><td>{}</td></tr></tbody></table>"

@@ -45,6 +45,7 @@ from .linkcheck import (
 )
 from .matrix import generated_components, shown_differently
 from .measured import RESULTS
+from .pagecontent import CLEAN, Cleaned, PageContents
 from .parallel import Ahead
 from .pipeline import Rendered, page_problems, page_scenario, render_body, unshown_parts
 from .project import Project
@@ -71,10 +72,10 @@ log = logging.getLogger("mkdocs.plugins.perfdocs")
 NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: (title, [(docs path, title)])
 
 
-# What a page's HTML gives the build, by ContentCache kind: the sanitiser's first pass (page_content) and its second
-# (late_content), the links and ids and the search sections of the first pass's output (read_cleaned), the
-# sections Material's index makes entries of (MkDocsBuild.search_sections)
-CLEAN, LATE, READ, ENTRIES = "clean", "clean after plugins", "read", "entries"
+# What a page's HTML gives the build, by ContentCache kind, besides the sanitiser's passes (pagecontent.py): the
+# links and ids and the search sections of the first pass's output (read_cleaned), the sections Material's index
+# makes entries of (MkDocsBuild.search_sections)
+READ, ENTRIES = "read", "entries"
 PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
 # what else a worker makes of a page it rendered (docs path, body, what it rendered), for the engine: the adapter's
 # conversion of the page to HTML, in an incremental rebuild (mkdocs_adapter.MkDocsBuild.render_ahead)
@@ -105,7 +106,6 @@ def _copy(src: str, rendered: Rendered) -> Copy | None:
     return _SERVED[src], page_markdown(rendered.text, rendered.source_map, rendered.links, src, _SERVED)
 
 
-Cleaned = tuple[str, list[Finding]]  # the sanitiser's output and its findings
 ContentRead = tuple[Cleaned, tuple[PageHTML, SectionFacts]]  # what page_content reads of a page's HTML
 
 
@@ -114,11 +114,6 @@ def read_cleaned(cleaned: str) -> tuple[PageHTML, SectionFacts]:
     (the links first: section_facts edits the tree)."""
     tree = LexborHTMLParser(f"<body>{cleaned}</body>")
     return read_tree(tree), section_facts(tree)
-
-
-def clean_late(html: str) -> Cleaned:
-    """The sanitiser's second pass, on the content as plugins left it (late_content)."""
-    return clean_page(html, after_plugins=True)
 
 
 def _content_chunk(pages: list[str]) -> list[ContentRead]:
@@ -261,7 +256,6 @@ class BuildState:
     page_urls: dict[str, str] = field(default_factory=dict)
     page_titles: dict[str, str] = field(default_factory=dict)  # docs path -> title, as text
     page_descriptions: dict[str, str | None] = field(default_factory=dict)  # docs path -> description, as text
-    cleaned: dict[str, str] = field(default_factory=dict)  # docs path -> content as the sanitiser left it
     # docs path -> the page file's text, read once in on_files; MkDocs gets it too (on_page_read_source), so a
     # page moved or deleted later in the build (a save under mkdocs serve) is built as it was read
     sources: dict[str, str] = field(default_factory=dict)
@@ -289,6 +283,10 @@ class BuildState:
     parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
     contents: ContentCache = field(default_factory=ContentCache)  # what each page's HTML gave, by its hash
+    checks: PageContents = field(init=False)  # each page's content through the allowlist
+
+    def __post_init__(self) -> None:
+        self.checks = PageContents(self.contents)
 
     # -- helpers -----------------------------------------------------------------------
     @property
@@ -312,7 +310,7 @@ class BuildState:
         self.prerendered.stop()  # a build that stopped half-way left its workers
         self.__init__()  # type: ignore[misc]
         self.project, self.api_config, self.body = project, api, body
-        self.contents = ContentCache(project.root)
+        self.contents = self.checks.cache = ContentCache(project.root)
         # the pages git saw renamed, for the hints of what still names an old path (git is asked when one does)
         self.renames = GitRenames(project.root, "HEAD", self.display(project.docs_dir).rstrip("/") + "/")
         self.report([*project.embed_hosts.problems, *project.gated_models.problems])
@@ -489,7 +487,8 @@ class BuildState:
         (`perfdocs check-links` still reads whole pages, theme included)."""
         if not deferred and self.prerendered.defer(file, html, scenario):
             return ""
-        cleaned = self.sanitise(html, file)
+        cleaned, given, findings = self.checks.clean(file.src, html)
+        self.report_findings(findings, file, late=False)
         self.content_links[file.dest], facts = self.contents.get(READ, cleaned, lambda: read_cleaned(cleaned))
         expanded = self.markdown.get(file.src)  # tells which sections are theory snippets' copies
         self.search_texts[file.location] = with_shared(
@@ -499,7 +498,13 @@ class BuildState:
             expanded.source_map if expanded else None,
             self.inclusions.get(file.src, ()),
         )
-        self.cleaned[file.src] = cleaned
+        return given
+
+    def after_plugins(self, file: SiteFile, content: str) -> str:
+        """The content of a page as the plugins' on_env left it, through the allowlist where they changed it
+        (PageContents.after_plugins); what that removes, a plugin wrote."""
+        cleaned, findings = self.checks.after_plugins(file.src, content)
+        self.report_findings(findings, file, late=True)
         return cleaned
 
     def env(self) -> None:
@@ -559,43 +564,39 @@ class BuildState:
         for kept, key in (
             (self.markdown, src),
             (self.inclusions, src),
-            (self.cleaned, src),
             (self.content_links, dest),
             (self.search_texts, file.location),
         ):
             kept.pop(key, None)
         self.link_map.forget(dest)
+        self.checks.forget(src)
         self.boxes.forget(dest)
         for users in self.snippet_users.values():
             users.discard(src)
 
     def late_content(self, file: SiteFile, content: str) -> str | None:
-        """The last look at a page's content before its template prints it: a plugin that changed the content
-        after the sanitiser (mkdocs-autorefs rewrites <autoref> into links in on_env, re-reading attributes
-        with their entities decoded) gets its output through the same allowlist, and what that removes is an
-        error at the Markdown line that wrote it. None: the content is as the sanitiser left it."""
-        cleaned = self.cleaned.get(file.src)
-        if cleaned is None or content == cleaned:
+        """The last look at a page's content before its template prints it (PageContents.last_look); None: it is as
+        after_plugins left it."""
+        checked = self.checks.last_look(file.src, content)
+        if checked is None:
             return None
-        return self.sanitise(content, file, late=True)
+        self.report_findings(checked[1], file, late=True)
+        return checked[0]
 
-    def sanitise(self, html: str, file: SiteFile, late: bool = False) -> str:
-        """``html``, content of the page ``file``, through the allowlist; what it removes is reported at the
-        Markdown line that wrote it, unless the Markdown side reported it. ``late``: the content as plugins left
-        it after the first pass (what the allowlist removes then, a plugin wrote)."""
-        kind = LATE if late else CLEAN
-        cleaned, findings = self.contents.get(kind, html, lambda: (clean_late if late else clean_page)(html))
-        if findings:
-            markdown = self.markdown.get(file.src)
-            located = locate_findings(findings, markdown, self.file_display(file))
-            if late:  # the Markdown side never saw what a plugin wrote
-                hint = "written by a plugin after the sanitiser; removed from the page"
-                located = [replace(d, hint=hint) for d in located]
-                self.report(located)
-            else:  # what the Markdown side already reported at that line, in its own words, is not reported again
-                self.report(self.reporter.unreported(located, any_message=True))
-            self.boxes.add(file.dest, located, new_places=not late)
-        return cleaned
+    def report_findings(self, findings: list[Finding], file: SiteFile, late: bool) -> None:
+        """What the sanitiser removed from the page ``file``, in document order, each at the Markdown line that most
+        likely wrote it (locate_findings), and in its "Build error" box."""
+        if not findings:
+            return
+        markdown = self.markdown.get(file.src)
+        located = locate_findings(findings, markdown, self.file_display(file))
+        if late:  # the Markdown side never saw what a plugin wrote
+            hint = "written by a plugin after the sanitiser; removed from the page"
+            located = [replace(d, hint=hint) for d in located]
+            self.report(located)
+        else:  # what the Markdown side already reported at that line, in its own words, is not reported again
+            self.report(self.reporter.unreported(located, any_message=True))
+        self.boxes.add(file.dest, located, new_places=not late)
 
     def post_page(self, output: str, dest: str) -> None:
         """The page as the theme printed it: post_build puts its "Build error" box in a copy of it."""
@@ -654,18 +655,11 @@ def write_for_assistants(state: BuildState, site: Path, nav: NavSections, taken:
     write_llms_txt(site, about, nav, written, state.page_titles, state.page_descriptions)
 
 
-def printing_work(state: BuildState, pages: list[tuple[SiteFile, str, bool]]) -> list[Work]:
+def printing_work(pages: list[tuple[SiteFile, str, bool]]) -> list[Work]:
     """What printing each page reads of its content (ContentCache.make_ahead): the sections Material's index
-    makes entries of (for a page search indexes: ``pages`` gives file, content as the plugins left it, indexed),
-    and the content through the allowlist again where a plugin changed it (late_content)."""
-    work: list[Work] = []
-    for file, content, indexed in pages:
-        if indexed:
-            work.append((ENTRIES, content, entry_sections))
-        cleaned = state.cleaned.get(file.src)
-        if cleaned is not None and content != cleaned:
-            work.append((LATE, content, clean_late))
-    return work
+    makes entries of, for each page search indexes (``pages`` gives file, content as after_plugins left it,
+    indexed)."""
+    return [(ENTRIES, content, entry_sections) for _, content, indexed in pages if indexed]
 
 
 def site_links(site: Path, base: str, content: Mapping[str, PageHTML], parsed: Parsed, missing: set[str]) -> Report:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,6 +68,7 @@ class MkDocsBuild:
         require_extensions(config, project.display(project.config_file))
         keep_highlighted_code()
         self.state.start(project, settings, front_matter_body)
+        self.state.checks.placeholders = placeholders(config)
 
     def files(self, files: Any) -> Any:
         for src in self.state.files([site_file(f) for f in files]):
@@ -136,7 +138,9 @@ class MkDocsBuild:
         text they are (redirect pages, llms.txt), and escaped on the page objects the theme prints. Material
         prints page.title, page.meta.title and page.meta.description as they are, in the head and header of the
         page and in the nav and footer of its neighbours, so every page is escaped before any is rendered.
-        Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered."""
+        Each page once: an incremental rebuild (serve.py) runs the event again for the pages it re-rendered.
+        The content of each page converted in this build is checked again where the plugins changed it
+        (BuildState.after_plugins)."""
         self.state.env()
         printed = []
         for file in files.documentation_pages():
@@ -145,9 +149,11 @@ class MkDocsBuild:
                 self.state.titled(file.src_uri, *theme_text(file.page))
                 self.themed.add(file.src_uri)
             if file.page is not None and file.page.content:
+                checked = site_file(file)
+                file.page.content = self.state.after_plugins(checked, file.page.content)
                 indexed = self.searching and not excluded(file.page.meta)
-                printed.append((site_file(file), file.page.content, indexed))
-        work = printing_work(self.state, printed)
+                printed.append((checked, file.page.content, indexed))
+        work = printing_work(printed)
         self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4)
 
     def forget(self, page: Any) -> None:
@@ -429,6 +435,16 @@ def require_extensions(config: Any, where: str) -> None:
         missing.append("pymdownx.tabbed with alternate_style: true")
     if missing:
         raise PluginError(f"{where}: perfdocs needs these markdown_extensions: " + ", ".join(missing))
+
+
+def placeholders(config: Any) -> re.Pattern[str] | None:
+    """What a plugin replaces in the pages' content after the sanitiser, in its on_env: mkdocs-autorefs' <autoref>
+    placeholders, by the pattern it finds them with (pagecontent.PageContents)."""
+    if config.plugins.get("autorefs") is None:
+        return None
+    from mkdocs_autorefs import AUTOREF_RE
+
+    return AUTOREF_RE
 
 
 def quiet_link_validation(config: Any) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import html as html_lib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
@@ -34,6 +35,8 @@ __all__ = [
     "URL_SCHEMES",
     "Finding",
     "clean_page",
+    "marked",
+    "replaced",
     "unsafe_constructs",
 ]
 
@@ -609,3 +612,27 @@ def clean_page(html: str, after_plugins: bool = False) -> tuple[str, list[Findin
     """
     findings = _findings(html, _removals(html, authored=False))
     return _clean(html, _TAGS_AFTER_PLUGINS if after_plugins else _TAGS), findings
+
+
+# -- what plugins put in place of the placeholders they replace after the sanitiser ------------------------------
+# No cleaned content has one: the HTML parser drops U+0000 from text and replaces it in attribute values, and
+# comments, where it could stay, are stripped.
+SPAN_MARK = "\x00"
+
+
+def marked(html: str, spans: re.Pattern[str] | None) -> str:
+    """Cleaned content ``html`` with each match of ``spans`` (a placeholder a plugin replaces later:
+    mkdocs-autorefs' ``<autoref>``) between two SPAN_MARKs, for ``replaced`` to find what took its place. The
+    marks change no match of the same pattern: a match cannot start in the text between two others."""
+    if spans is None or SPAN_MARK in html:
+        return html
+    return spans.sub(lambda match: f"{SPAN_MARK}{match.group(0)}{SPAN_MARK}", html)
+
+
+def replaced(marked_html: str, now: str) -> list[str] | None:
+    """What took the place of each marked span of ``marked_html`` in ``now`` (the same content as plugins left
+    it), in order; None when anything else changed: the text between the spans, or a mark."""
+    before, after = marked_html.split(SPAN_MARK), now.split(SPAN_MARK)
+    if len(before) != len(after) or before[0::2] != after[0::2]:
+        return None
+    return after[1::2]
