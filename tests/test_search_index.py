@@ -351,6 +351,19 @@ EDGE_CASES = {
     ),
     "object and style": "<h2 id='o'>O</h2><object><p>plugin</p></object><p>kept</p>",
     "deep": "<div>" * 400 + "<h2 id='d'>D</h2><p>deep</p>" + "</div>" * 400 + "<p>shallow</p>",
+    # code blocks: read without walking their spans where they hold nothing else (search._Sections.code_block)
+    "code block": (
+        "<h2 id='c'>C</h2><div class='highlight'><pre><span></span><code><span class='kn'>import</span> "
+        "<span class='nn'>torch</span>\n<a id='__codelineno-0-2' name='__codelineno-0-2' href='#__codelineno-0-2'>"
+        "</a><span class='n'>x</span> <span class='o'>&lt;</span> <span class='mi'>1</span>\n</code></pre></div><p>after</p>"
+    ),
+    "empty code blocks": "<pre><code></code></pre><p>a</p><pre><code> \n </code></pre><pre></pre><p>b</p>",
+    "text beside the code": "<pre>lead <span>s</span> <code>x</code> tail</pre><p>b</p>",
+    "markup in a code block": "<pre><code>a <b>bold</b> <span>c</span></code></pre><p>b</p>",
+    "excluded in a code block": "<pre><code>a <span data-search-exclude>hid</span> b</code></pre><p>shown</p>",
+    "code in a span in a code block": "<pre><span>a <code>b</code></span></pre><p>c</p>",
+    "code block in a heading": "<h2 id='h'>H <pre><code>x</code></pre> more</h2><p>text</p>",
+    "code block in an excluded part": "<div data-search-exclude><pre><code>x</code></pre></div><p>shown</p>",
 }
 
 

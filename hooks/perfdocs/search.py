@@ -104,6 +104,10 @@ _NO_END_TAG = frozenset(
 HEADINGS = frozenset(f"h{level}" for level in range(1, 7))
 KEPT_TAGS = frozenset(Parser().keep)  # the tags whose markup Material keeps in a section's text
 ALWAYS_SKIPPED = frozenset(Parser().skip)  # object, script, style: Material's parser never reads what they hold
+# A highlighted code block holds nothing else: what its spans hold is read as its text, without walking them (most
+# of a page's elements). Not where something else is in it, or something the walk would act on.
+_NOT_CODE_ONLY = "pre *:not(span):not(code):not(a), pre * code, [data-search-exclude], .linenodiv"
+_CODE_ONLY_CHILDREN = frozenset({"-text", "code", "span", "a"})
 
 
 class _Sections:
@@ -140,10 +144,40 @@ class _Sections:
                 self.text(node.text_content or "")
             elif not name.startswith(("-", "!")):  # not a comment or a doctype
                 # a valueless attribute as the tokenizer read it back from lexbor's output: data-search-exclude=""
-                self.start(name, {k: "" if v is None else v for k, v in node.attributes.items()})
-                if name not in _NO_END_TAG:
+                self.start(name, _attributes(node))
+                if name == "pre" and self.code_only(node):
+                    self.code_block(node)
+                    self.end(name)
+                elif name not in _NO_END_TAG:
                     stack.append((node.iter(include_text=True), name))
         return self.data
+
+    def code_only(self, pre: LexborNode) -> bool:
+        """Whether the walk may read the ``pre`` it just entered as code_block does: it holds code, spans and
+        anchors only (Pygments' and the line anchors'), none of them excluded, and nothing around it is skipped or
+        a heading (whose text would be the section's title)."""
+        if self.skipping() or self.open.get(self.section.el.tag):
+            return False
+        children = {child.tag for child in pre.iter(include_text=True)}
+        return children <= _CODE_ONLY_CHILDREN and pre.css_first(_NOT_CODE_ONLY) is None
+
+    def code_block(self, pre: LexborNode) -> None:
+        """What walking a code-only ``pre`` (code_only) does: its code elements open and close around their text,
+        and the text of the rest is read in order. Spans and anchors leave no markup; their text is one piece."""
+        for child in pre.iter(include_text=True):
+            if child.tag == "code":
+                self.start("code", _attributes(child))
+                self.deep_text(child)
+                self.end("code")
+            elif child.tag == "-text":
+                self.text(child.text_content or "")
+            else:
+                self.deep_text(child)
+
+    def deep_text(self, node: LexborNode) -> None:
+        text = node.text(deep=True)
+        if text:  # as the walk: no text node is empty, and an empty one would count as non-space
+            self.text(text)
 
     def preface(self) -> None:
         """Content before any heading: a top-level section holds it."""
@@ -230,6 +264,12 @@ class _Sections:
                 text.append(data)
         else:
             self.section.text.append(escape(data, quote=False))
+
+
+def _attributes(node: LexborNode) -> dict[str, str]:
+    """An element's attributes as Material's tokenizer reads them back from lexbor's output: a valueless one is
+    ``""`` (data-search-exclude)."""
+    return {k: "" if v is None else v for k, v in node.attributes.items()}
 
 
 def search_plugin(config: Any) -> Any:
