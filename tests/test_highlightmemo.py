@@ -126,3 +126,24 @@ def test_installed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     memo = highlightmemo.install()
     assert pymdownx.highlight.highlight is memo and memo.highlight is pygments.highlight
     assert highlightmemo.install() is memo
+
+
+def test_the_formatters_stylesheet_is_built_once_per_style_and_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pymdownx makes a formatter for every block (its line anchors name the block), and Pygments builds the style's
+    class maps for each one: kept, the page is the same, and each formatter has maps of its own."""
+    for formatter in (pymdownx.highlight.BlockHtmlFormatter, pymdownx.highlight.InlineHtmlFormatter):
+        monkeypatch.delattr(formatter, "_create_stylesheet", raising=False)  # Pygments' own, inherited
+    monkeypatch.setattr(pymdownx.highlight, "highlight", pygments.highlight)
+    plain = convert(FENCES)
+    monkeypatch.setattr(highlightmemo, "_STYLESHEETS", {})
+    built: list[Any] = []
+    create = HtmlFormatter._create_stylesheet
+    monkeypatch.setattr(HtmlFormatter, "_create_stylesheet", lambda self: built.append(self) or create(self))
+    highlightmemo.install()
+    assert convert(FENCES) == plain
+    assert len(built) == 1  # one style and one prefix on the page: the maps are built once
+    first = pymdownx.highlight.BlockHtmlFormatter(style="default")
+    other = pymdownx.highlight.BlockHtmlFormatter(style="default", classprefix="x-")
+    fresh = HtmlFormatter(style="default", classprefix="x-")
+    assert (other.ttype2class, other.class2style) == (fresh.ttype2class, fresh.class2style)
+    assert first.ttype2class != other.ttype2class and first.ttype2class is not built[0].ttype2class
