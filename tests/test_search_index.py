@@ -7,6 +7,7 @@ the real site; tests/browser/test_search.py checks what readers get from them.""
 
 from __future__ import annotations
 
+import functools
 import json
 from html import unescape
 from pathlib import Path
@@ -576,26 +577,30 @@ def test_the_reader_queries_want_sections_that_exist(index: dict[str, Any]) -> N
 
 
 def test_a_section_shaped_before_is_not_read_again_and_shapes_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """mkdocs serve shapes the whole index after each one-page rebuild: the keys of a section whose title and text
-    did not change come from the last index (search._KEYS), and the index is the one a fresh shaping gives."""
+    """The keys of a section whose title and text did not change come from where the build keeps them (its
+    ContentCache: the last index of this build, or of the last build), and the index is the one a fresh shaping
+    gives; without one, every section is read."""
     import perfdocs.search as search
+    from perfdocs.contentcache import ContentCache
 
     index = {"config": {"lang": ["en"], "separator": SEPARATOR, "fields": {}},
              "docs": [{"location": "t/", "title": "Training", "text": ""},
                       {"location": "t/#zero", "title": "ZeRO", "text": ""}]}
     pages = {"t/": SearchPage({"": "<p>t</p>", "zero": "<p>ZeRO-3, or running out of memory</p>"})}
-    search._KEYS.clear()
-    fresh = shape_index(index, pages)
+    cache = ContentCache()
+    kept = functools.partial(cache.get, "search keys")
+    fresh = shape_index(index, pages, kept)
     read: list[str] = []
     real = search._plain
     monkeypatch.setattr(search, "_plain", lambda html: read.append(html) or real(html))
-    again = shape_index(index, pages)
+    again = shape_index(index, pages, kept)
     assert read == [] and again == fresh
     changed = {"t/": SearchPage({"": "<p>t</p>", "zero": "<p>ZeRO-3 only</p>"})}
-    shaped = shape_index(index, changed)
+    shaped = shape_index(index, changed, kept)
     assert read == ["ZeRO", "<p>ZeRO-3 only</p>"]
-    search._KEYS.clear()
+    read.clear()
     assert shaped == shape_index(index, changed)
+    assert read == ["Training", "<p>t</p>", "ZeRO", "<p>ZeRO-3 only</p>"]
 
 
 def test_materials_index_gets_the_entries_its_own_parser_makes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

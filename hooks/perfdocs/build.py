@@ -74,8 +74,8 @@ NavSections = list[tuple[str, list[tuple[str, str]]]]  # the nav for /llms.txt: 
 
 # What a page's HTML gives the build, by ContentCache kind, besides the sanitiser's passes (pagecontent.py): the
 # links and ids and the search sections of the first pass's output (read_cleaned), the sections Material's index
-# makes entries of (MkDocsBuild.search_sections)
-READ, ENTRIES = "read", "entries"
+# makes entries of (MkDocsBuild.search_sections), and the synonym keys of each search section (search.shape_index)
+READ, ENTRIES, SEARCH_KEYS = "read", "entries", "search keys"
 PageRender = tuple[list[Diagnostic], Rendered, frozenset[str]]  # what BuildState.render_page returns
 # what else a worker makes of a page it rendered (docs path, body, what it rendered), for the engine: the adapter's
 # conversion of the page to HTML, in an incremental rebuild (mkdocs_adapter.MkDocsBuild.render_ahead)
@@ -607,7 +607,8 @@ class BuildState:
         link check, the "Build error" boxes and the search index."""
         assert self.project is not None
         self.contents.stop_ahead()  # every page is printed
-        size = write_index(site, self.search_texts)  # its size is measured while the rest goes on
+        # its size is measured while the rest goes on; each section's synonym keys are kept by its title and text
+        size = write_index(site, self.search_texts, functools.partial(self.contents.get, SEARCH_KEYS))
         path = self.display(self.project.redirects_file)
         urls, titles = self.page_urls.__getitem__, lambda page: self.page_titles.get(page, str(page))
         files, problems = self.redirects.write(site, path, urls, titles, self.dest_of, self.content_links, self.base)

@@ -400,14 +400,20 @@ def shared_sections(
     return shared
 
 
-# (separator, title, text) of a section -> its synonym keys as the index field holds them: a section whose title and
-# text did not change since the last index is not read again (mkdocs serve rebuilds one page, shapes every section)
-_KEYS: dict[tuple[str, str, str], str] = {}
+# Where a section's synonym keys are kept: ``kept(key, make)`` gives what ``make()`` made for that key before (the
+# build's ContentCache: a section whose title and text did not change since the last index, of this build or of the
+# last, is not read again), or makes it
+Kept = Callable[[str, Callable[[], str]], str]
 
 
-def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage]) -> dict[str, Any]:
+def _made(key: str, make: Callable[[], str]) -> str:
+    return make()
+
+
+def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage], kept: Kept = _made) -> dict[str, Any]:
     """Material's index with each section's text replaced by the text of `pages` (page URL -> SearchPage), the
-    synonym entries each section spells in its ``keys`` field, and what the worker ranks with.
+    synonym entries each section spells in its ``keys`` field (``kept`` keeps them by the section's title and text),
+    and what the worker ranks with.
 
     A section missing there (a page `mkdocs serve --dirty` did not rebuild) keeps Material's text without
     its code blocks."""
@@ -415,24 +421,19 @@ def shape_index(index: dict[str, Any], pages: Mapping[str, SearchPage]) -> dict[
     separator = config["separator"]
     vocabulary = spellings(separator)
     docs = []
-    used: dict[tuple[str, str, str], str] = {}
     for doc in index["docs"]:
         page, _, section = doc["location"].partition("#")
         shaped = pages.get(page)
         text = shaped.texts[section] if shaped is not None and section in shaped.texts else _without_code(doc["text"])
         new = {**doc, "text": text}
-        key = (separator, doc["title"], text)
-        keys = (
-            _KEYS[key]
-            if key in _KEYS
-            else " ".join(synonym_keys(words(_plain(key[1]) + " " + _plain(text), separator), vocabulary))
+        title = doc["title"]
+        keys = kept(
+            f"{separator}\x00{title}\x00{text}",
+            lambda: " ".join(synonym_keys(words(_plain(title) + " " + _plain(text), separator), vocabulary)),  # noqa: B023
         )
-        used[key] = keys
         if keys:
             new[KEYS_FIELD] = keys
         docs.append(new)
-    _KEYS.clear()  # what this index used, for the next one (an incremental rebuild under mkdocs serve)
-    _KEYS.update(used)
     fields = {**config.get("fields", {}), KEYS_FIELD: {"boost": 1.0}}
     return {
         **index,
@@ -532,8 +533,9 @@ def index_size(full: str, stub: str, sections: int) -> IndexSize:
     return IndexSize(sections, len(data), len(gzip.compress(data, compresslevel=6, mtime=0)), len(stub.encode()))
 
 
-def write_index(site: Path, pages: Mapping[str, SearchPage]) -> Callable[[], IndexSize] | None:
-    """Rewrite the index Material wrote into `site`: the shaped index to FULL_INDEX, the stub in its place. Gives
+def write_index(site: Path, pages: Mapping[str, SearchPage], kept: Kept = _made) -> Callable[[], IndexSize] | None:
+    """Rewrite the index Material wrote into `site`: the shaped index (shape_index) to FULL_INDEX, the stub in its
+    place. Gives
     what gives the index's size: its gzipped size is measured in a thread meanwhile (zlib lets the caller's thread
     run; about 20 ms for this site's index).
 
@@ -541,7 +543,7 @@ def write_index(site: Path, pages: Mapping[str, SearchPage]) -> Callable[[], Ind
     path = site / INDEX
     if not path.is_file():
         return None
-    index = shape_index(json.loads(path.read_text(encoding="utf-8")), pages)
+    index = shape_index(json.loads(path.read_text(encoding="utf-8")), pages, kept)
     full, stub = dump(index), dump(stub_index(index))
     (site / FULL_INDEX).write_text(full, encoding="utf-8")
     path.write_text(stub, encoding="utf-8")
