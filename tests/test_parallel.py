@@ -119,6 +119,22 @@ def test_a_lazy_ahead_leaves_every_job_a_worker_has_not_started_to_the_caller(tm
         ahead.close()
 
 
+def test_close_does_not_wait_for_the_workers(tmp_path: Path) -> None:
+    """close() hands the pool's shutdown to its own thread: a worker still at a job (one whose result nobody takes
+    any more) does not hold the caller, and the job is not taken afterwards."""
+    flag = tmp_path / "go"
+    ahead = Ahead(_wait_for_flag, [(str(flag), "first")], jobs=1, chunk=1, least=1, lazy=True)
+    closing = threading.Thread(target=ahead.close, daemon=True)
+    try:
+        closing.start()
+        closing.join(HANG_GUARD_S)  # not a limit on speed: a close that waits for the worker would wait for good
+        alive = closing.is_alive()
+    finally:
+        flag.touch()
+    assert not alive, "close waited for the worker's job"
+    assert not ahead.started and ahead.take(0) is None
+
+
 def test_what_mkdocs_page_render_sets_is_what_a_worker_carries_back(tmp_path: Path) -> None:
     """MkDocs' Page.render sets these attributes of the page, and mkdocs_adapter.Converted carries each back from
     the worker (apply): anything else it starts to set, a page converted in a worker would go without."""

@@ -156,6 +156,9 @@ class Ahead(Generic[T, R]):
         self.close()
 
     def close(self) -> None:
+        """The workers stopped and the results dropped. The caller does not wait for the worker processes to exit
+        (about 8 ms each): no job is left running when the caller has taken every result it waits for, and the
+        pool's own thread joins them."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool, self._futures, self._jobs, self._next, self._busy = None, [], [], 0, []
