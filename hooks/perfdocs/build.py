@@ -500,12 +500,15 @@ class BuildState:
         )
         return given
 
-    def after_plugins(self, file: SiteFile, content: str) -> str:
+    def after_plugins(self, file: SiteFile, content: str) -> str | None:
         """The content of a page as the plugins' on_env left it, through the allowlist where they changed it
-        (PageContents.after_plugins); what that removes, a plugin wrote."""
-        cleaned, findings = self.checks.after_plugins(file.src, content)
-        self.report_findings(findings, file, late=True)
-        return cleaned
+        (PageContents.after_plugins); what that removes, a plugin wrote. None: the page was not converted in this
+        build (an incremental rebuild), its content is as it was printed."""
+        checked = self.checks.after_plugins(file.src, content)
+        if checked is None:
+            return None
+        self.report_findings(checked[1], file, late=True)
+        return checked[0]
 
     def env(self) -> None:
         """Every page is converted, none printed yet: the snippet parts no page showed are checked."""

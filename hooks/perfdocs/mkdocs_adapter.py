@@ -150,9 +150,11 @@ class MkDocsBuild:
                 self.themed.add(file.src_uri)
             if file.page is not None and file.page.content:
                 checked = site_file(file)
-                file.page.content = self.state.after_plugins(checked, file.page.content)
-                indexed = self.searching and not excluded(file.page.meta)
-                printed.append((checked, file.page.content, indexed))
+                content = self.state.after_plugins(checked, file.page.content)
+                if content is not None:  # converted in this build: what printing reads of it is made ahead
+                    file.page.content = content
+                    indexed = self.searching and not excluded(file.page.meta)
+                    printed.append((checked, content, indexed))
         work = printing_work(printed)
         self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4)
 

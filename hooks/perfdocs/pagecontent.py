@@ -47,13 +47,13 @@ class PageContents:
         self.handed[src] = (cleaned, marked(cleaned, self.placeholders))
         return cleaned, self.handed[src][1], findings
 
-    def after_plugins(self, src: str, content: str) -> Cleaned:
+    def after_plugins(self, src: str, content: str) -> Cleaned | None:
         """The content of a page converted in this build as the plugins' on_env left it, through the allowlist where
         they changed it: each placeholder's replacement on its own, or the whole content where they changed
-        anything else. A page not converted in this build (an incremental rebuild) keeps ``content``."""
+        anything else. None for a page not converted in this build (an incremental rebuild): it is as it was."""
         handed = self.handed.pop(src, None)
         if handed is None:
-            return content, []
+            return None
         cleaned, given = handed
         findings: list[Finding] = []
         if content != given:
