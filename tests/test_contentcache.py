@@ -4,6 +4,7 @@ that made it writes."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -83,6 +84,36 @@ def test_values_made_ahead_are_what_get_hands_out_and_the_worker_starts_from_the
         made, pid = cache.get("clean", last, lambda: pytest.fail("the worker's first job"))
         assert made == last.upper() and pid != os.getpid()
         assert cache.misses == 7 and not cache.pending
+    finally:
+        (tmp_path / "go").touch()
+        cache.stop_ahead()
+
+
+def _extra(flags: str, name: str) -> tuple[str, int]:
+    """An extra job: its name and the process that made it. "first" says it started (a file), then waits for the
+    test's go (another file)."""
+    if name == "first":
+        _shout(f"<p>last{flags}</p>")
+    return name, os.getpid()
+
+
+def test_extra_jobs_come_after_the_work_and_are_kept_by_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """make_ahead's extra jobs (a rebuild's Markdown copies) go to the worker after every value of the work: made()
+    gives each one the worker made, waiting for one it is at; none of them is kept by the cache."""
+    monkeypatch.setattr(parallel, "ahead_jobs", lambda: 1)
+    cache = ContentCache()
+    extra = [(name, functools.partial(_extra, str(tmp_path), name)) for name in ("first", "second", "third")]
+    cache.make_ahead([("clean", "<p>0</p>", _shout)], chunk=1, extra=extra)
+    try:
+        assert cache.get("clean", "<p>0</p>", lambda: pytest.fail("the worker's first job"))[1] != os.getpid()
+        while not (tmp_path / "started").exists():  # the worker is at "first", "second" waits beside it
+            time.sleep(0.01)
+        (tmp_path / "go").touch()
+        made = cache.made()
+        assert {"first", "second"} <= set(made) <= {"first", "second", "third"}
+        assert all(value[0] == name and value[1] != os.getpid() for name, value in made.items())
+        assert cache.made() == {}, "each extra value is given once"
+        assert list(cache.used) == [cache.key("clean", "<p>0</p>")]
     finally:
         (tmp_path / "go").touch()
         cache.stop_ahead()

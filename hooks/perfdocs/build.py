@@ -24,7 +24,7 @@ from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
 from .assistants import LLMS_TXT, markdown_url, page_markdown, served_paths, write_files, write_llms_txt
 from .budgets import calculator_pages
-from .contentcache import ContentCache, Work
+from .contentcache import ContentCache, Extra, Work
 from .diagnostics import Diagnostic, Location, Reporter, SourceMap
 from .dialect import Site
 from .embeds import EmbedHosts
@@ -96,14 +96,15 @@ def _render_chunk(pages: list[PageText]) -> list[Prerendered]:
     for page in pages:
         rendered = _RENDERING.render_page(*page)
         converted = _CONVERT(page[0], page[3], rendered) if _CONVERT is not None else None
-        done.append((rendered, converted, _copy(page[0], rendered[1])))
+        done.append((rendered, converted, _copy(page[0], rendered[1], _SERVED)))
     return done
 
 
-def _copy(src: str, rendered: Rendered) -> Copy | None:
-    if src not in _SERVED:
+def _copy(src: str, markdown: Rendered | PageMarkdown, served: dict[str, str]) -> Copy | None:
+    """The page's Markdown copy for assistants (write_for_assistants), from what its Markdown became."""
+    if src not in served:
         return None
-    return _SERVED[src], page_markdown(rendered.text, rendered.source_map, rendered.links, src, _SERVED)
+    return served[src], page_markdown(markdown.text, markdown.source_map, markdown.links, src, served)
 
 
 ContentRead = tuple[Cleaned, tuple[PageHTML, SectionFacts]]  # what page_content reads of a page's HTML
@@ -283,6 +284,7 @@ class BuildState:
     parsed_pages: Parsed = field(default_factory=dict)  # what the link check parsed of pages the theme alone made
     nav_missing: set[str] = field(default_factory=set)  # the pages nav: names that are not in the docs
     contents: ContentCache = field(default_factory=ContentCache)  # what each page's HTML gave, by its hash
+    rebuilding: bool = False  # an incremental rebuild under mkdocs serve (begin_rebuild)
     checks: PageContents = field(init=False)  # each page's content through the allowlist
 
     def __post_init__(self) -> None:
@@ -459,14 +461,9 @@ class BuildState:
                 src, display, file.read() if source is None else source, markdown
             )
         self.report(problems + rendered.diagnostics)
-        if (copy := self.prerendered.copies.pop(src, None)) is not None:  # write_for_assistants takes it
-            self.assistant_copies[src] = ((rendered.text, copy[0]), copy[1])
         self.page_scenarios[src] = rendered.scenario
-        self.markdown[src] = PageMarkdown(
-            rendered.text,
-            rendered.source_map,
-            rendered.links,
-        )
+        self.markdown[src] = PageMarkdown(rendered.text, rendered.source_map, rendered.links)
+        self.keep_copy(src, self.prerendered.copies.pop(src, None))
         dest = file.dest
         self.link_map.sources[dest] = display  # also for a page with errors: its broken links are located too
         for target, link in link_targets(src, dest, rendered.links, self.dest_of, self.base):
@@ -499,6 +496,11 @@ class BuildState:
             self.inclusions.get(file.src, ()),
         )
         return given
+
+    def keep_copy(self, src: str, copy: Copy | None) -> None:
+        """The page's Markdown copy for assistants, made by a worker: write_for_assistants takes it."""
+        if copy is not None:
+            self.assistant_copies[src] = ((self.markdown[src].text, copy[0]), copy[1])
 
     def after_plugins(self, file: SiteFile, content: str) -> str | None:
         """The content of a page as the plugins' on_env left it, through the allowlist where they changed it
@@ -536,6 +538,7 @@ class BuildState:
         self.reporter.forget()
         self.boxes.begin_rebuild()
         self.contents.in_memory()
+        self.rebuilding = True
         assert self.library is not None and self.theory is not None
         before = self.library.forget(snippets)
         self.theory.forget_snippets(snippets)
@@ -609,6 +612,8 @@ class BuildState:
         """The site is written to ``site``: redirect pages, the pages' Markdown and /llms.txt (from ``nav``), the
         link check, the "Build error" boxes and the search index."""
         assert self.project is not None
+        for src, copy in self.contents.made().items():  # the copies copy_jobs handed to the printing's worker
+            self.keep_copy(src, copy)
         self.contents.stop_ahead()  # every page is printed
         # its size is measured while the rest goes on; each section's synonym keys are kept by its title and text
         size = write_index(site, self.search_texts, functools.partial(self.contents.get, SEARCH_KEYS))
@@ -657,6 +662,21 @@ def write_for_assistants(state: BuildState, site: Path, nav: NavSections, taken:
     state.report(problems)
     about = (project.site_name, project.site_description, project.site_url)
     write_llms_txt(site, about, nav, written, state.page_titles, state.page_descriptions)
+
+
+def copy_jobs(state: BuildState) -> list[Extra]:
+    """In an incremental rebuild, the Markdown copies for assistants still to make (of the pages MkDocs rendered
+    itself), for the worker that works ahead of the printing (post_build takes them). In a full build, sending
+    every page's copy back to this process costs more than making them here (RenderedAhead.start)."""
+    if not state.rebuilding:
+        return []
+    served = served_paths(state.page_urls, state.dest_of)
+    jobs: list[Extra] = []
+    for src, markdown in state.markdown.items():
+        known = state.assistant_copies.get(src)
+        if known is None or known[0][0] != markdown.text:
+            jobs.append((src, functools.partial(_copy, src, markdown, served)))
+    return jobs
 
 
 def printing_work(pages: list[tuple[SiteFile, str, bool]]) -> list[Work]:

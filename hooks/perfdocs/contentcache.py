@@ -10,8 +10,9 @@ the API reference's 690 kB among them. Only what the last build used is written 
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,13 +23,14 @@ CONTENT_DIR = Path(".cache") / "perfdocs" / "content"
 READERS = ("nh3", "selectolax")  # beside apicache.RENDERERS (Material's section parser among them)
 T = TypeVar("T")
 Work = tuple[str, str, Callable[[str], Any]]  # kind, HTML, what makes the kind's value of that HTML
+Extra = tuple[str, Callable[[], Any]]  # a job of make_ahead no key keeps: its name, what makes its value
 
 AHEAD_LEAST = 3  # fewer values than this (one page's) are made by the caller: a worker would cost more
-_MAKING: list[Work] = []  # what the forked workers of ContentCache.make_ahead make, by place
+_MAKING: list[Callable[[], Any]] = []  # what the forked workers of ContentCache.make_ahead make, by place
 
 
 def _make_chunk(places: list[int]) -> list[Any]:
-    return [make(html) for _, html, make in (_MAKING[place] for place in places)]
+    return [_MAKING[place]() for place in places]
 
 
 class ContentCache:
@@ -48,6 +50,7 @@ class ContentCache:
         self.misses = 0  # values made by this build (save writes them)
         self.ahead: Ahead[int, Any] | None = None
         self.pending: dict[str, int] = {}  # key -> its place in ahead
+        self.extra: dict[str, int] = {}  # extra job's name -> its place in ahead
 
     def get(self, kind: str, html: str, make: Callable[[], T]) -> T:
         key = self.key(kind, html)
@@ -61,10 +64,11 @@ class ContentCache:
                 self.misses += 1
         return self.used[key]  # type: ignore[no-any-return]
 
-    def make_ahead(self, work: list[Work], chunk: int) -> None:
+    def make_ahead(self, work: list[Work], chunk: int, extra: Sequence[Extra] = ()) -> None:
         """What ``work`` needs and this cache does not hold, made in a forked worker from the end of the list while
         the build takes from its start: ``get`` takes each value the worker made (waiting while it is at it), and
-        makes the rest itself. Values may not be None. ``stop_ahead`` ends it."""
+        makes the rest itself. Values may not be None. Then the ``extra`` jobs, whose values ``made`` gives and
+        nothing keeps. ``stop_ahead`` ends it."""
         global _MAKING
         self.stop_ahead()
         todo: dict[str, Work] = {}
@@ -72,17 +76,29 @@ class ContentCache:
             key = self.key(kind, html)
             if key not in self.used and key not in self.kept:
                 todo.setdefault(key, (kind, html, make))
-        _MAKING = list(todo.values())
+        _MAKING = [functools.partial(make, html) for _, html, make in todo.values()] + [make for _, make in extra]
         try:
             self.ahead = Ahead(_make_chunk, list(range(len(_MAKING))), chunk=chunk, least=AHEAD_LEAST, lazy=True)
         finally:
             _MAKING = []
         self.pending = dict(zip(todo, range(len(todo)), strict=True))
+        self.extra = {name: len(todo) + index for index, (name, _) in enumerate(extra)}
+
+    def made(self) -> dict[str, Any]:
+        """The value of each extra job of make_ahead the worker made (waiting while it is at one), by name; one it
+        had not started is left out, for the caller to make."""
+        found = {}
+        for name, place in self.extra.items():
+            value = self.ahead.take(place) if self.ahead is not None else None
+            if value is not None:
+                found[name] = value
+        self.extra = {}
+        return found
 
     def stop_ahead(self) -> None:
         if self.ahead is not None:
             self.ahead.close()
-        self.ahead, self.pending = None, {}
+        self.ahead, self.pending, self.extra = None, {}, {}
 
     def put(self, kind: str, html: str, value: Any) -> None:
         """``value``, made elsewhere (a forked worker), as ``get`` would have made it for ``html``."""

@@ -31,7 +31,16 @@ from mkdocs.utils.meta import get_data
 
 from .apicache import settings_key
 from .apiconfig import ApiConfig
-from .build import ENTRIES, BuildState, NavSections, PageRender, RenderedAhead, SiteFile, printing_work
+from .build import (
+    ENTRIES,
+    BuildState,
+    NavSections,
+    PageRender,
+    RenderedAhead,
+    SiteFile,
+    copy_jobs,
+    printing_work,
+)
 from .diagnostics import display_path
 from .embeds import embed_hosts
 from .gated import gated_models
@@ -156,7 +165,7 @@ class MkDocsBuild:
                     indexed = self.searching and not excluded(file.page.meta)
                     printed.append((checked, content, indexed))
         work = printing_work(printed)
-        self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4)
+        self.state.contents.make_ahead(work, chunk=1 if len(work) < 64 else 4, extra=copy_jobs(self.state))
 
     def forget(self, page: Any) -> None:
         """What this build kept of ``page`` dropped before it is rendered again (serve.py), and the title the nav
