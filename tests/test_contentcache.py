@@ -106,11 +106,11 @@ def test_extra_jobs_come_after_the_work_and_are_kept_by_no_key(tmp_path: Path, m
     cache.make_ahead([("clean", "<p>0</p>", _shout)], chunk=1, extra=extra)
     try:
         assert cache.get("clean", "<p>0</p>", lambda: pytest.fail("the worker's first job"))[1] != os.getpid()
-        while not (tmp_path / "started").exists():  # the worker is at "first", "second" waits beside it
+        while not (tmp_path / "started").exists():  # the worker is at "first"
             time.sleep(0.01)
         (tmp_path / "go").touch()
-        made = cache.made()
-        assert {"first", "second"} <= set(made) <= {"first", "second", "third"}
+        made = cache.made()  # "second" and "third" are the worker's or the caller's, as far as it got with them
+        assert "first" in made and set(made) <= {"first", "second", "third"}
         assert all(value[0] == name and value[1] != os.getpid() for name, value in made.items())
         assert cache.made() == {}, "each extra value is given once"
         assert list(cache.used) == [cache.key("clean", "<p>0</p>")]
