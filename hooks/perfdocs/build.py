@@ -506,11 +506,7 @@ class BuildState:
         """The content of a page as the plugins' on_env left it, through the allowlist where they changed it
         (PageContents.after_plugins); what that removes, a plugin wrote. None: the page was not converted in this
         build (an incremental rebuild), its content is as it was printed."""
-        checked = self.checks.after_plugins(file.src, content)
-        if checked is None:
-            return None
-        self.report_findings(checked[1], file, late=True)
-        return checked[0]
+        return self._checked_late(self.checks.after_plugins(file.src, content), file)
 
     def env(self) -> None:
         """Every page is converted, none printed yet: the snippet parts no page showed are checked."""
@@ -583,7 +579,10 @@ class BuildState:
     def late_content(self, file: SiteFile, content: str) -> str | None:
         """The last look at a page's content before its template prints it (PageContents.last_look); None: it is as
         after_plugins left it."""
-        checked = self.checks.last_look(file.src, content)
+        return self._checked_late(self.checks.last_look(file.src, content), file)
+
+    def _checked_late(self, checked: Cleaned | None, file: SiteFile) -> str | None:
+        """The content a pass on what plugins wrote gave, what it removed reported; None where there was none."""
         if checked is None:
             return None
         self.report_findings(checked[1], file, late=True)
