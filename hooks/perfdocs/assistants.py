@@ -212,9 +212,9 @@ def write_files(
                 )
             )
             continue
-        known = copies.get(src) if copies is not None else None
-        if known is not None and known[0] == (text, rel):
-            copy = known[1]
+        known = kept_copy(copies, src, text, rel)
+        if known is not None:
+            copy = known
         else:
             copy = page_markdown(text, source_map, links, src, served)
             if copies is not None:
@@ -224,6 +224,12 @@ def write_files(
         dest.write_text(copy, encoding="utf-8")
         written[src] = rel
     return written, problems
+
+
+def kept_copy(copies: Mapping[str, tuple[tuple[str, str], str]] | None, src: str, text: str, rel: str) -> str | None:
+    """The copy ``copies`` keeps of the page ``src`` (write_files), if it was made from ``text`` for ``rel``."""
+    known = copies.get(src) if copies is not None else None
+    return known[1] if known is not None and known[0] == (text, rel) else None
 
 
 def served_paths(page_urls: Mapping[str, str], dest_of: Mapping[str, str]) -> dict[str, str]:

@@ -22,7 +22,15 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .apiconfig import ApiConfig
 from .apirefs import ApiIndex, build_index
-from .assistants import LLMS_TXT, markdown_url, page_markdown, served_paths, write_files, write_llms_txt
+from .assistants import (
+    LLMS_TXT,
+    kept_copy,
+    markdown_url,
+    page_markdown,
+    served_paths,
+    write_files,
+    write_llms_txt,
+)
 from .budgets import calculator_pages
 from .contentcache import ContentCache, Extra, Work
 from .diagnostics import Diagnostic, Location, Reporter, SourceMap
@@ -672,8 +680,7 @@ def copy_jobs(state: BuildState) -> list[Extra]:
     served = served_paths(state.page_urls, state.dest_of)
     jobs: list[Extra] = []
     for src, markdown in state.markdown.items():
-        known = state.assistant_copies.get(src)
-        if known is None or known[0][0] != markdown.text:
+        if src in served and kept_copy(state.assistant_copies, src, markdown.text, served[src]) is None:
             jobs.append((src, functools.partial(_copy, src, markdown, served)))
     return jobs
 
