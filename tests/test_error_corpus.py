@@ -491,6 +491,21 @@ HOSTILE: dict[str, tuple[str, list[str]]] = {
             "(removed from the page)"
         ],
     ),
+    # the construct named in prose or code before the markup that writes it: found where Python-Markdown reads it
+    "attr_list after inline code that shows one": (
+        'Never write `{: onclick=x }` in a page.\n\nA paragraph.\n{: onclick="alert(1)" }',
+        [
+            "docs/index.md:9:4: error: event handler attribute 'onclick' is not allowed in pages [forbidden-html] "
+            "(removed from the page)"
+        ],
+    ),
+    "reference definition after prose that names its scheme": (
+        "[click][1]\n\nA javascript: URL runs script.\n\n[1]: javascript:alert(1)",
+        [
+            "docs/index.md:10:6: error: URL with the javascript: scheme is not allowed [unsafe-url] "
+            "(removed from the page)"
+        ],
+    ),
 }
 
 

@@ -249,12 +249,13 @@ class SiteFile:
 
 @dataclass
 class PageMarkdown:
-    """What a page's Markdown became, kept to locate what the sanitiser removes from its HTML (and served to
-    assistants beside the page: assistants.py)."""
+    """What a page's Markdown became (served to assistants beside the page: assistants.py), and where it writes
+    what the sanitiser may remove from its HTML (``markup``: locate_findings)."""
 
     text: str
     source_map: SourceMap
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
+    markup: list[tuple[Location, str]] = field(default_factory=list)  # see dialect.Converted.markup
 
 
 @dataclass
@@ -470,7 +471,7 @@ class BuildState:
             )
         self.report(problems + rendered.diagnostics)
         self.page_scenarios[src] = rendered.scenario
-        self.markdown[src] = PageMarkdown(rendered.text, rendered.source_map, rendered.links)
+        self.markdown[src] = PageMarkdown(rendered.text, rendered.source_map, rendered.links, rendered.markup)
         self.keep_copy(src, self.prerendered.copies.pop(src, None))
         dest = file.dest
         self.link_map.sources[dest] = display  # also for a page with errors: its broken links are located too
@@ -597,8 +598,8 @@ class BuildState:
         return checked[0]
 
     def report_findings(self, findings: list[Finding], file: SiteFile, late: bool) -> None:
-        """What the sanitiser removed from the page ``file``, in document order, each at the Markdown line that most
-        likely wrote it (locate_findings), and in its "Build error" box."""
+        """What the sanitiser removed from the page ``file``, in document order, each where the Markdown wrote it
+        (locate_findings), and in its "Build error" box."""
         if not findings:
             return
         markdown = self.markdown.get(file.src)
@@ -771,41 +772,43 @@ def outside_project(files: list[tuple[str, str]], docs_dir: Path, root: Path) ->
 
 
 def locate_findings(findings: list[Finding], markdown: PageMarkdown | None, page_path: str) -> list[Diagnostic]:
-    """Each sanitiser finding at the Markdown line that most likely wrote it.
+    """Each sanitiser finding at the place in the Markdown that wrote it.
 
-    HTML carries no line numbers, so the construct is searched for in the Markdown the page
-    rendered from (after theory expansion, so the source map leads into snippets): for a URL its
-    scheme (``javascript:``, as a Markdown link writes it), then the attribute name (``onclick``,
-    as raw HTML or an attr_list writes it) or the tag (``<iframe``). Findings come in document
-    order, so each search starts at the line of the previous one, and each occurrence in the
-    Markdown explains one finding at most. A construct not found there is reported at the page's
-    first line.
+    HTML carries no line numbers. The dialect recorded, in page order, where the page writes what Python-Markdown
+    makes HTML attributes or raw HTML of (``markdown.markup``: raw HTML, link destinations, attribute lists), each
+    piece at its place in the page's files (snippets included). A finding's construct is looked for in those
+    pieces: for a URL its scheme (``javascript:``), then the attribute name (``onclick``), the reserved name
+    (``md-dialog``) or the tag (``<iframe``). Findings come in document order, so each search starts at the piece
+    of the previous one, and each place explains one finding at most. A construct in no piece (what a plugin
+    wrote from nothing the page shows) is reported at the page's first line.
     """
-    diagnostics = []
-    lines = [line.lower() for line in markdown.text.split("\n")] if markdown else []
-    used: set[tuple[int, int]] = set()
+    pieces = [(where, text.lower()) for where, text in markdown.markup] if markdown else []
+    used: set[Location] = set()
     cursor = 0
+    diagnostics = []
     for finding in findings:
-        found = _search(lines, finding, cursor, used)
-        if found is None or markdown is None:
+        found = _search(pieces, finding, cursor, used)
+        if found is None:
             location = Location(page_path, 1)
         else:
-            used.add(found)
-            cursor, col = found
-            location = markdown.source_map.at(cursor, col + 1)
+            cursor, location = found
+            used.add(location)
         diagnostics.append(Diagnostic(location, finding.message, finding.code, hint="removed from the page"))
     return diagnostics
 
 
-def _search(lines: list[str], finding: Finding, start: int, used: set[tuple[int, int]]) -> tuple[int, int] | None:
+def _search(
+    pieces: list[tuple[Location, str]], finding: Finding, start: int, used: set[Location]
+) -> tuple[int, Location] | None:
     needles = [finding.construct.lower()]
     if finding.code == "unsafe-url" and finding.scheme:
         needles.insert(0, finding.scheme + ":")
     for needle in needles:
-        for index in [*range(start, len(lines)), *range(start)]:
-            for col in _construct_columns(lines[index], needle):
-                if (index, col) not in used:
-                    return index, col
+        for index in [*range(start, len(pieces)), *range(start)]:
+            where, text = pieces[index]
+            for col in _construct_columns(text, needle):
+                if (at := where.with_col(where.col + col)) not in used:
+                    return index, at
     return None
 
 

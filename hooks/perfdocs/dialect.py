@@ -60,6 +60,8 @@ class Converted:
     diagnostics: list[Diagnostic]
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link as written, where it was
     ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
+    # what Python-Markdown makes HTML attributes or raw HTML of, in page order: each piece's place, its text
+    markup: list[tuple[Location, str]] = field(default_factory=list)
 
 
 class Converter:
@@ -424,7 +426,9 @@ def convert(
     diagnostics = list(dict.fromkeys(conv.diagnostics))
     text_out = "\n".join(o.text for o in out)
     smap = source_map.compose([o.src for o in out])
-    return Converted(text_out, smap, diagnostics, list(conv.links), list(conv.ids))
+    return Converted(
+        text_out, smap, diagnostics, list(conv.links), list(conv.ids), [conv.markup[at] for at in sorted(conv.markup)]
+    )
 
 
 __all__ = ["Converted", "Site", "convert", "error_block"]

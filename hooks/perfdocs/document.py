@@ -111,6 +111,9 @@ class Conversion:
         self.edits: dict[int, dict[tuple[int, int], str]] = {}  # input line -> (start col, end col) -> new text
         self.links: dict[tuple[str, Location], None] = {}
         self.ids: dict[tuple[str, Location], None] = {}
+        # (input line, column) -> the text there Python-Markdown makes HTML attributes or raw HTML of, and where it
+        # is in the page's files (see record_markup)
+        self.markup: dict[tuple[int, int], tuple[Location, str]] = {}
         self.references: frozenset[str] = frozenset()  # the page's link reference labels (API links, brackets)
 
     def error(
@@ -122,8 +125,16 @@ class Conversion:
         return self.smap.at(line.src, line.col0 + offset + 1)
 
     def link(self, href: str, line: Line, offset: int = 0) -> None:
-        """Records a link of the page, as written, where it is."""
+        """Records a link of the page, as written, where it is (its destination to the end of the line is markup)."""
         self.links[(href, self.location(line, offset))] = None
+        self.record_markup(line, offset, len(line.text))
+
+    def record_markup(self, line: Line, start: int, end: int) -> None:
+        """Records ``line.text[start:end]`` as text Python-Markdown makes HTML attributes or raw HTML of (an
+        attribute list, a link's destination, raw HTML): what the sanitiser removes from the page's HTML was
+        written in such text (build.locate_findings)."""
+        if end > start:
+            self.markup.setdefault((line.src, line.col0 + start), (self.location(line, start), line.text[start:end]))
 
     def edit(self, line: Line, start: int, end: int, text: str) -> None:
         """Replace ``line.text[start:end]`` with ``text`` wherever this line is rendered (the same input

@@ -25,6 +25,7 @@ class Rendered:
     links: list[tuple[str, Location]] = field(default_factory=list)  # every link, where the Markdown wrote it
     ids: list[tuple[str, Location]] = field(default_factory=list)  # ids the page gives explicitly
     scenario: str | None = None  # the page's scenario, which picked the <Only> parts it shows
+    markup: list[tuple[Location, str]] = field(default_factory=list)  # see Converted.markup
 
 
 def expand_body(
@@ -74,6 +75,7 @@ def render_body(
         converted.links,
         converted.ids,
         scenario,
+        converted.markup,
     )
 
 

@@ -23,6 +23,8 @@ class RawHtml:
     def block(self, lines: list[Line], start: int, end: int) -> None:
         """An HTML block: checked, its links and ids recorded; left out when what it refuses cannot be removed."""
         fragment = "\n".join(line.text for line in lines[start:end])
+        for line in lines[start:end]:
+            self.conv.record_markup(line, 0, len(line.text))
         if md.is_markup_declaration(fragment):
             self.declaration(lines[start], md.indent_of(fragment))
         if not self.check(lines, (start, 0), fragment, block=True):

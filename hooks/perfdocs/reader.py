@@ -7,7 +7,9 @@ as the author meant it where that can be told (a tab opened before its sibling c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+from markdown.extensions.attr_list import AttrListTreeprocessor
 
 from . import budgets
 from . import markdown as md
@@ -39,6 +41,8 @@ MAX_COMPONENT_DEPTH = 24
 MAX_BRACKETS = 1_000  # '[' in one paragraph, heading or table
 # what makes a block worth an inline parse ("][": a reference link, or text Python-Markdown would read as one)
 INLINE_MARKS = ("<", "](", "]:", "[`", "$", "\\(", "\\[", "][", "] [", "]\n[")
+# an attribute list (``{: #id .class key=value }``) as Python-Markdown's attr_list extension reads one
+ATTR_LIST_RE = re.compile(AttrListTreeprocessor.BASE_RE)
 INLINE_BLOCKS = {"paragraph", "heading", "lheading", "table", "mdx_line"}
 
 Item = Node | Piece | md.Block
@@ -147,19 +151,24 @@ class Reader:
             node.rendered, node.error = error_lines(f"{self.conv.location(region[0])}: {message}", region[0].src), True
             stack[-1].children.append(node)
             return
-        if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
-            stack[-1].children.append(block)
-            return
-        found = md.scan_inline(raw)
         starts = line_starts(raw)
 
         def pos(offset: int) -> Pos:
             row = row_of(starts, offset)
             return block.start + row, offset - starts[row]
 
+        if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
+            if "{" in raw:  # perhaps an attribute list: the inline parse only tells code spans and escapes apart
+                self.markup(
+                    raw, md.scan_inline(raw) if "`" in raw or "\\" in raw else md.Inline([], [], [], []), lines, pos
+                )
+            stack[-1].children.append(block)
+            return
+        found = md.scan_inline(raw)
         self.inline.rewrite(raw, found, lines, pos)
         self.inline_html(raw, found, lines, pos)
         self.links(raw, found, lines, pos)
+        self.markup(raw, found, lines, pos)
         self.unparsed_tags(raw, found, lines, pos)
         if block.kind == "paragraph" and "]:" in raw:  # Python-Markdown also reads definitions inside paragraphs
             for line in region[1:]:
@@ -196,6 +205,22 @@ class Reader:
         if "<" in masked:  # raw HTML outside code: what the allowlist would remove, and its links and ids
             self.html.check(lines, pos(0), "".join(masked))
             self.html.record(lines, pos(0), "".join(masked))
+
+    def markup(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
+        """Where the block writes what Python-Markdown makes HTML attributes or raw HTML of, outside code spans,
+        autolinks and escapes (its links' destinations are recorded with the links): each tag (also one CommonMark
+        reads as text: ``<img/onerror=...>``) or comment to the end of its line, and each attribute list. The
+        sanitiser's findings in the page's HTML are located there (Conversion.record_markup)."""
+
+        def literal(at: int) -> bool:
+            return any(a <= at < b for a, b in found.literal)
+
+        spans = [(start, _line_end(raw, start)) for start in _tag_starts(raw) if not literal(start)]
+        if "{" in raw:
+            spans += [m.span() for m in ATTR_LIST_RE.finditer(raw) if not literal(m.start())]
+        for start, end in spans:
+            row, col = pos(start)
+            self.conv.record_markup(lines[row], col, col + end - start)
 
     def links(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
         """The block's links, recorded (a page link rewritten to its file); a refused URL scheme reported."""
@@ -410,6 +435,20 @@ class Reader:
 def level(block: md.Block) -> int:
     """The level of a heading block (its tag, h1-h6)."""
     return int(block.tokens[0].tag[1:])
+
+
+def _tag_starts(raw: str) -> Iterator[int]:
+    """Offsets of what an HTML parser reads as the start of a tag or comment: '<' and a letter, '/', '!' or '?'."""
+    at = raw.find("<")
+    while at >= 0:
+        if raw[at + 1 : at + 2].isalpha() or raw[at + 1 : at + 2] in ("/", "!", "?"):
+            yield at
+        at = raw.find("<", at + 1)
+
+
+def _line_end(raw: str, start: int) -> int:
+    end = raw.find("\n", start)
+    return len(raw) if end < 0 else end
 
 
 def destination(raw: str, start: int) -> int:
