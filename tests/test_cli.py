@@ -189,6 +189,8 @@ def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.
     with (docs / "infer/gpu_one.md").open("a", encoding="utf-8") as f:
         f.write("\nSee [a section](gpu_one.md#no-such-section).\n")
     (docs / "orphan.md").write_text("# Orphan\n\nNo nav entry.\n", encoding="utf-8")
+    with (docs / "infer/gpu_many.md").open("a", encoding="utf-8") as f:  # what the sanitiser removes from the HTML
+        f.write('\nA paragraph.\n{: onclick="alert(1)" .md-dialog }\n\n[click][js]\n\n[js]: javascript:alert(1)\n')
     with (docs / "_theory/optimizers.md").open("a", encoding="utf-8") as f:  # a part no page including it shows
         f.write('\n<Only scenario="infer-cpu">\n<Tipp>x</Tipp>\n</Only>\n')
     assert main(["--root", str(project), "lint"]) == 2
@@ -203,6 +205,9 @@ def test_lint_reports_what_a_strict_build_reports(project: Path, capsys: pytest.
         "missing-fragment",
         "missing-file",
         "unknown-component",
+        "forbidden-html",
+        "reserved-name",
+        "unsafe-url",
     }
     assert sorted(at_sources) == sorted(line for line in linted if ": error: " in line)
     renamed = "(did you mean 'performance/infer/cpu_inference.md'? git saw performance/infer/cpu.md renamed to it)"

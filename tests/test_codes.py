@@ -73,6 +73,7 @@ NOT_DIAGNOSTIC_GUARDS = {"rawhtml": "if finding.code == EMBED:", "apirefs": "pro
 DYNAMIC = {
     ("build", "finding.code"): "carriers",  # locate_findings: sanitize.Finding codes
     ("rawhtml", "finding.code"): "carriers",  # RawHtml.check: sanitize.Finding codes (EMBED skipped)
+    ("reader", "finding.code"): "carriers",  # Reader.markup: sanitize.Finding codes of an attribute list
     ("markers", "problem.code"): "carriers",  # Markers.autodoc: apirefs.Problem codes
     ("sanitize", "removal.code"): "carriers",  # _findings: a Finding takes its _Removal's code
     ("linkcheck", "problem.status"): "verdicts",  # to_diagnostics: linkcheck.Problem.status, a _Checker verdict

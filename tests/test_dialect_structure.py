@@ -116,3 +116,36 @@ def test_the_golden_containers_page_renders_every_component() -> None:
 def test_tip_warning_shorthand_is_a_warning() -> None:
     tree = rendered("<Tip warning>\nCareful.\n</Tip>\n")
     assert texts(tree, "div.admonition.warning p:not(.admonition-title)") == ["Careful."]
+
+
+# Each attribute list and what Python-Markdown's attr_list does with it: the dialect reports a refused attribute
+# only where attr_list sets it, at the attribute (line, column); the forms it leaves to the check of the page's
+# HTML (after emphasis) are set too, and text that only looks like a list is set on nothing.
+ATTRIBUTE_LISTS = [
+    ("# Title {: onclick=a }", (1, 12)),  # ends a heading
+    ("Title {: onabort=b }\n=====", (1, 10)),  # ends a setext heading's text
+    ("`code`{: onmouseover=c } and [a link](x.md){: onfocus=d }", (1, 10)),  # right after a code span, a link
+    ("Two lines\n{: onblur=e }", (2, 4)),  # alone on a paragraph's last line
+    ("- item\n  {: oncopy=f }", (2, 6)),  # the same in a list item
+    ("{: onkeyup=g }", None),  # a paragraph of one line: text
+    ("The set {a, onchange=h} in prose.", None),  # inside a sentence: text
+    ("Shown as `{: oninput=i }` in code.", None),  # in a code span: code
+    ("*em*{: onload=j }", None),  # after emphasis: set, and found in the HTML
+]
+
+
+@pytest.mark.parametrize("text, reported", ATTRIBUTE_LISTS)
+def test_attribute_lists_are_checked_where_attr_list_sets_them(text: str, reported: tuple[int, int] | None) -> None:
+    converted = convert(text, SourceMap.identity("page.md", text.count("\n") + 1))
+    html = markdown.markdown(converted.text, extensions=EXTENSIONS)
+    root = LexborHTMLParser(html).body
+    assert root is not None
+    handlers = {name for node in root.traverse() for name in node.attributes if name.startswith("on")}
+    found = [(d.location.line, d.location.col, d.code) for d in converted.diagnostics]
+    expected = [(*reported, "forbidden-html")] if reported else []
+    if text.startswith("`code`"):  # two lists on the line: the second is right after the link
+        expected.append((1, 47, "forbidden-html"))
+    assert found == expected
+    named = {message.split("'")[1] for message in (d.message for d in converted.diagnostics)}
+    assert named <= handlers  # never reported where attr_list sets nothing
+    assert bool(handlers) == (reported is not None or text.startswith("*em*"))

@@ -59,7 +59,7 @@ from .pipeline import Rendered, page_problems, page_scenario, render_body, unsho
 from .project import Project
 from .recipes import marker_problems
 from .redirects import NETLIFY_FILE
-from .sanitize import Finding, clean_page
+from .sanitize import REMOVED_HINT, Finding, clean_page, construct_columns
 from .search import (
     FULL_INDEX,
     INDEX,
@@ -793,33 +793,17 @@ def locate_findings(findings: list[Finding], markdown: PageMarkdown | None, page
         else:
             cursor, location = found
             used.add(location)
-        diagnostics.append(Diagnostic(location, finding.message, finding.code, hint="removed from the page"))
+        diagnostics.append(Diagnostic(location, finding.message, finding.code, hint=REMOVED_HINT))
     return diagnostics
 
 
 def _search(
     pieces: list[tuple[Location, str]], finding: Finding, start: int, used: set[Location]
 ) -> tuple[int, Location] | None:
-    needles = [finding.construct.lower()]
-    if finding.code == "unsafe-url" and finding.scheme:
-        needles.insert(0, finding.scheme + ":")
-    for needle in needles:
+    for needle in finding.needles():
         for index in [*range(start, len(pieces)), *range(start)]:
             where, text = pieces[index]
-            for col in _construct_columns(text, needle):
+            for col in construct_columns(text, needle):
                 if (at := where.with_col(where.col + col)) not in used:
                     return index, at
     return None
-
-
-def _construct_columns(line: str, needle: str) -> Iterator[int]:
-    """Columns where ``needle`` starts a construct: a tag, an attribute name or a URL scheme."""
-    at = line.find(needle)
-    while at >= 0:
-        before = line[at - 1] if at else " "
-        after = line[at + len(needle)] if at + len(needle) < len(line) else " "
-        starts = needle.startswith("<") or not (before.isalnum() or before in "-_:")
-        ends = needle.endswith(":") or not (after.isalnum() or after in "-_:")
-        if starts and ends:
-            yield at
-        at = line.find(needle, at + 1)

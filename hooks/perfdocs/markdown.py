@@ -88,6 +88,7 @@ class Inline:
     links: list[tuple[int, str]]  # (offset of the construct, destination as parsed) for links and images
     opaque: list[tuple[int, int]]  # spans that are code or raw HTML: not text for the dialect
     literal: list[tuple[int, int]] = field(default_factory=list)  # code spans, autolinks, escapes: never HTML
+    ends: list[int] = field(default_factory=list)  # just past each link, image and code span (attr_list's "inline")
 
 
 def _recording(fn: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
@@ -330,11 +331,13 @@ def scan_inline(text: str) -> Inline:
 
 
 def inline_of(children: list[Token]) -> Inline:
-    found = Inline([], [], [], [], [])
+    found = Inline([], [], [], [], [], [])
     for token in _walk(children):
         start, end = token.meta.get("start"), token.meta.get("end")
         if start is None or end is None:
             continue
+        if token.type in ("code_inline", "image", "link_open"):
+            found.ends.append(end)
         if token.type == "code_inline":
             found.opaque.append((start, end))
             found.literal.append((start, end))

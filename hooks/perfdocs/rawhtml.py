@@ -9,10 +9,10 @@ from . import markdown as md
 from .document import Conversion, Line, Out, Pos, error_lines, line_starts, row_of
 from .embeds import EmbedHosts
 from .html import locate, parse_page
-from .sanitize import CLEAN_CONTENT_TAGS, EMBED, REMOVED_HTML, unsafe_constructs
+from .sanitize import CLEAN_CONTENT_TAGS, EMBED, REMOVED_HINT, REMOVED_HTML, set_attribute_findings, unsafe_constructs
 
 # the hint of a construct removed from the text, by whether it is an element whose content is kept
-_REMOVED = {False: "removed from the page", True: "its tags are removed from the page, its content kept"}
+_REMOVED = {False: REMOVED_HINT, True: "its tags are removed from the page, its content kept"}
 
 
 class RawHtml:
@@ -64,13 +64,15 @@ class RawHtml:
             self.conv.link(url, lines[at[0] + row - 1], col - 1 + (at[1] if row == 1 else 0))
 
     def reference_links(self, region: list[Line]) -> None:
-        """The destinations of link reference definitions."""
+        """The destinations of link reference definitions, recorded; what the allowlist refuses of one reported."""
         env: dict = {}
         md.MD.parse("\n".join(line.text for line in region), env)
         for ref in env.get("references", {}).values():
             href = str(ref.get("href", ""))
             line = next((x for x in region if href in x.text), region[0])
             self.conv.link(href, line, max(line.text.find(href), 0))
+            for finding in set_attribute_findings({"href": href}, line.text):
+                self.conv.error(line, finding.offset, finding.message, finding.code, REMOVED_HINT)
 
     def check(self, lines: list[Line], at: Pos, fragment: str, block: bool = False) -> bool:
         """Reports what the allowlist refuses in a raw-HTML fragment and removes it from the page's text (an

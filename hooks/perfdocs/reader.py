@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from markdown.extensions.attr_list import AttrListTreeprocessor
-
 from . import budgets
 from . import markdown as md
 from .components import EXPANDED_EARLIER, REGISTRY, children_of, read_attributes
@@ -31,7 +29,7 @@ from .document import (
 from .inline import InlineRewrites
 from .markers import Markers
 from .rawhtml import RawHtml
-from .sanitize import URL_SCHEMES, url_scheme
+from .sanitize import REMOVED_HINT, URL_SCHEMES, attribute_list, set_attribute_findings, url_scheme
 from .text import MARKER_RE
 
 # Bounds on what one page may ask of the renderers, each found by input that stalled or crashed a build: 500
@@ -41,8 +39,9 @@ MAX_COMPONENT_DEPTH = 24
 MAX_BRACKETS = 1_000  # '[' in one paragraph, heading or table
 # what makes a block worth an inline parse ("][": a reference link, or text Python-Markdown would read as one)
 INLINE_MARKS = ("<", "](", "]:", "[`", "$", "\\(", "\\[", "][", "] [", "]\n[")
-# an attribute list (``{: #id .class key=value }``) as Python-Markdown's attr_list extension reads one
-ATTR_LIST_RE = re.compile(AttrListTreeprocessor.BASE_RE)
+# An attribute list (``{: #id .class key=value }``): attr_list's pattern (AttrListTreeprocessor.BASE_RE), ended at
+# the first '}', where its scanner stops reading attributes, so that two lists on a line are two matches.
+ATTR_LIST_RE = re.compile(r"\{\:?[ ]*([^\}\n ][^\}\n]*)\}")
 INLINE_BLOCKS = {"paragraph", "heading", "lheading", "table", "mdx_line"}
 
 Item = Node | Piece | md.Block
@@ -159,16 +158,15 @@ class Reader:
 
         if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
             if "{" in raw:  # perhaps an attribute list: the inline parse only tells code spans and escapes apart
-                self.markup(
-                    raw, md.scan_inline(raw) if "`" in raw or "\\" in raw else md.Inline([], [], [], []), lines, pos
-                )
+                found = md.scan_inline(raw) if "`" in raw or "\\" in raw else md.Inline([], [], [], [])
+                self.markup(raw, found, block.kind, lines, pos)
             stack[-1].children.append(block)
             return
         found = md.scan_inline(raw)
         self.inline.rewrite(raw, found, lines, pos)
         self.inline_html(raw, found, lines, pos)
         self.links(raw, found, lines, pos)
-        self.markup(raw, found, lines, pos)
+        self.markup(raw, found, block.kind, lines, pos)
         self.unparsed_tags(raw, found, lines, pos)
         if block.kind == "paragraph" and "]:" in raw:  # Python-Markdown also reads definitions inside paragraphs
             for line in region[1:]:
@@ -206,18 +204,25 @@ class Reader:
             self.html.check(lines, pos(0), "".join(masked))
             self.html.record(lines, pos(0), "".join(masked))
 
-    def markup(self, raw: str, found: md.Inline, lines: list[Line], pos: Callable[[int], Pos]) -> None:
+    def markup(self, raw: str, found: md.Inline, kind: str, lines: list[Line], pos: Callable[[int], Pos]) -> None:
         """Where the block writes what Python-Markdown makes HTML attributes or raw HTML of, outside code spans,
         autolinks and escapes (its links' destinations are recorded with the links): each tag (also one CommonMark
         reads as text: ``<img/onerror=...>``) or comment to the end of its line, and each attribute list. The
-        sanitiser's findings in the page's HTML are located there (Conversion.record_markup)."""
+        sanitiser's findings in the page's HTML are located there (Conversion.record_markup). What the allowlist
+        refuses in an attribute list Python-Markdown applies is reported at its place."""
 
         def literal(at: int) -> bool:
             return any(a <= at < b for a, b in found.literal)
 
         spans = [(start, _line_end(raw, start)) for start in _tag_starts(raw) if not literal(start)]
-        if "{" in raw:
-            spans += [m.span() for m in ATTR_LIST_RE.finditer(raw) if not literal(m.start())]
+        for match in ATTR_LIST_RE.finditer(raw) if "{" in raw else ():
+            if literal(match.start()):
+                continue
+            spans.append(match.span())
+            if _applies(raw, match, kind, found.ends):
+                for finding in set_attribute_findings(attribute_list(match.group(1)), match.group(1)):
+                    row, col = pos(match.start(1) + finding.offset)
+                    self.conv.error(lines[row], col, finding.message, finding.code, REMOVED_HINT)
         for start, end in spans:
             row, col = pos(start)
             self.conv.record_markup(lines[row], col, col + end - start)
@@ -444,6 +449,22 @@ def _tag_starts(raw: str) -> Iterator[int]:
         if raw[at + 1 : at + 2].isalpha() or raw[at + 1 : at + 2] in ("/", "!", "?"):
             yield at
         at = raw.find("<", at + 1)
+
+
+def _applies(raw: str, match: re.Match[str], kind: str, ends: list[int]) -> bool:
+    """Whether Python-Markdown's attr_list sets the attribute list ``match`` of a block's text on an element, in the
+    forms that leave no doubt: right after a link, an image or a code span; ending a heading's first line, after a
+    space; alone on the last line of a paragraph of two lines or more. Others (after emphasis, in a table cell) are
+    left to the check of the page's HTML, which finds what they set."""
+    if match.start() in ends:
+        return True
+    line_start, line_end = raw.rfind("\n", 0, match.start()) + 1, _line_end(raw, match.end())
+    before, after = raw[line_start : match.start()], raw[match.end() : line_end]
+    if after.strip(" "):
+        return False
+    if kind in ("heading", "lheading"):
+        return line_start == 0 and before.endswith(" ") and "{" not in before
+    return kind == "paragraph" and line_start > 0 and line_end == len(raw) and not before.strip(" ")
 
 
 def _line_end(raw: str, start: int) -> int:

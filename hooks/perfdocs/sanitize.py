@@ -16,13 +16,14 @@ from __future__ import annotations
 import functools
 import html as html_lib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import nh3
+from markdown.extensions.attr_list import get_attrs_and_remainder, sanitize_name
 from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -42,6 +43,7 @@ __all__ = [
 
 FORBIDDEN_HTML, UNSAFE_URL, RESERVED_NAME = "forbidden-html", "unsafe-url", "reserved-name"
 REMOVED_HTML = frozenset({FORBIDDEN_HTML, UNSAFE_URL, RESERVED_NAME})  # the codes of what the allowlist removes
+REMOVED_HINT = "removed from the page"  # the hint of what the allowlist removes (an attribute, a whole element)
 
 # MathML as KaTeX 0.16 writes it (output: "mathml"; the trust option off, so no mglyph and no href): the
 # elements and, per element, the attributes its MathML builders set. No annotation-xml (an HTML integration
@@ -203,6 +205,25 @@ class Finding:
     # tags (its content stays), or the whole element for script and style; () where the text does not show them
     spans: tuple[tuple[int, int], ...] = ()
     replacement: str = ""  # the text that takes the first span's place (a style's allowed declarations)
+
+    def needles(self) -> list[str]:
+        """What to look for in source text, lower-cased, for the construct (construct_columns): a URL's scheme
+        first, as a Markdown link or an attribute value writes it, then the attribute, name or tag."""
+        return ([self.scheme + ":"] if self.code == UNSAFE_URL and self.scheme else []) + [self.construct.lower()]
+
+
+def construct_columns(line: str, needle: str) -> Iterator[int]:
+    """Columns of lower-cased source text where ``needle`` (Finding.needles) starts a construct: a tag, an
+    attribute name or a URL scheme, not part of a longer word."""
+    at = line.find(needle)
+    while at >= 0:
+        before = line[at - 1] if at else " "
+        after = line[at + len(needle)] if at + len(needle) < len(line) else " "
+        starts = needle.startswith("<") or not (before.isalnum() or before in "-_:")
+        ends = needle.endswith(":") or not (after.isalnum() or after in "-_:")
+        if starts and ends:
+            yield at
+        at = line.find(needle, at + 1)
 
 
 # -- the allowlist as nh3 arguments --------------------------------------------------------------
@@ -453,6 +474,36 @@ def _removals(text: str, authored: bool, embeds: EmbedHosts | None = None) -> li
         if removals:
             found.append((tag, ordinal, removals))
     return found
+
+
+def attribute_list(text: str) -> dict[str, str]:
+    """The attributes an attribute list sets (``text``: what attr_list's pattern matched between ``{:`` and
+    ``}``), as Python-Markdown sets them on an element: classes added up, a later value replacing an earlier one."""
+    pairs, _ = get_attrs_and_remainder(text)
+    attributes: dict[str, str] = {}
+    for key, value in pairs:
+        if key == ".":
+            attributes["class"] = f"{attributes['class']} {value}" if attributes.get("class") else value or ""
+        else:
+            attributes[sanitize_name(key).lower()] = value or ""
+    return attributes
+
+
+def set_attribute_findings(attributes: Mapping[str, str], text: str) -> list[Finding]:
+    """What the allowlist removes of ``attributes`` that Markdown sets on an element (an attribute list, a link
+    reference definition's ``href``), each at its construct's offset in ``text``, the source that sets them.
+    Python-Markdown picks the element: an attribute some element may carry is checked as that element's, and
+    what the element it lands on may not carry is left to the check of the page's HTML."""
+    found = []
+    lowered = text.lower()
+    for name, value in attributes.items():
+        tag = next((tag for tag, names in ALLOWED_ATTRIBUTES.items() if name in names), "*")
+        removal = _attribute_removal(tag, name, value, False)
+        if removal is not None:
+            finding = Finding(0, removal.message, removal.code, removal.construct or name, removal.scheme)
+            offset = next((at for needle in finding.needles() for at in construct_columns(lowered, needle)), 0)
+            found.append(replace(finding, offset=offset))
+    return sorted(found, key=lambda f: f.offset)
 
 
 def unsafe_constructs(fragment: str, embeds: EmbedHosts | None = None) -> list[Finding]:
