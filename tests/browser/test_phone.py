@@ -119,18 +119,32 @@ IN_BOXES = """() => {
 
 
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
-def test_each_page_on_a_phone(phone: Any, base_url: str, screenshots: Path, url: str) -> None:
+def test_each_page_on_a_phone(
+    phone: Any, base_url: str, screenshots: Path, url: str, browser: Any, tmp_path: Path
+) -> None:
     """One load of each page at 390 px for what a phone reader meets; every check runs, and a failure lists all that
-    failed. It leaves the phone screenshot in test-artifacts/. These were four tests loading the same pages (no
+    failed. It leaves the phone screenshot in test-artifacts/. These were five tests loading the same pages (no
     page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word;
-    test_layout.py's every table link is clickable), and before them test_pages.py had a phone check of its own."""
+    test_layout.py's every table link is clickable; painting a scenario page whole is no layerization cliff), and
+    before them test_pages.py had a phone check of its own."""
     page, watch = open_page(phone, base_url, url)
+    path = screenshots / f"{slug(url)}-phone.png"
+    painted: list[float] = []  # the layerization CPU of the full-page screenshot of a scenario page
+
+    def screenshot() -> None:
+        if url not in SCENARIO_URLS:
+            page.screenshot(path=str(path), full_page=True, animations="disabled")
+            return
+        painted.append(layerization_cpu_s(browser, page, tmp_path / "trace.json", path))
+
     checks: list[Callable[[], None]] = []
     if url in PAGE_URLS:
         checks.append(lambda: assert_code_never_breaks_inside_a_word(page, url))
     if url in SCENARIO_URLS:
         checks.append(lambda: assert_tables_as_tall_as_their_rows(page, url))
-    checks.append(lambda: assert_stays_put(page, url, screenshots))  # after those: it swipes the page
+    checks.append(lambda: assert_stays_put(page, url, screenshot))  # after those: it swipes the page
+    if url in SCENARIO_URLS:
+        checks.append(lambda: assert_no_layerization_cliff(url, painted))
     if url in WITH_SUMMARY:
         checks.append(lambda: assert_table_links_clickable(page, url))  # last: it scrolls the tables
     failed = []
@@ -143,12 +157,12 @@ def test_each_page_on_a_phone(phone: Any, base_url: str, screenshots: Path, url:
     assert watch.problems == []
 
 
-def assert_stays_put(page: Any, url: str, screenshots: Path) -> None:
+def assert_stays_put(page: Any, url: str, screenshot: Callable[[], None]) -> None:
     """A swipe does not pan into blank space, the header with search and the menu stays on the screen, and what is
-    wider than the screen scrolls in its own box."""
+    wider than the screen scrolls in its own box. ``screenshot`` takes the full-page screenshot, before the swipe."""
     where = f"{url or '/'} at {PHONE['width']} px"
     boxed = page.evaluate(IN_BOXES)
-    page.screenshot(path=str(screenshots / f"{slug(url)}-phone.png"), full_page=True, animations="disabled")
+    screenshot()
     assert boxed == [], f"{where}:\n" + "\n".join(boxed)
     got = page.evaluate(SIDEWAYS, PHONE["width"])  # after the screenshot: it swipes
     assert got["escaping"] == [], f"{where}: reaches past the screen outside any box that scrolls: {got['escaping']}"
@@ -388,25 +402,24 @@ LAYERIZE = "PaintArtifactCompositor::Update"
 LAYERIZE_CPU_S = 1.0
 
 
-@pytest.mark.parametrize("url", SCENARIO_URLS, ids=slug)
-def test_painting_a_whole_page_on_a_phone_is_not_a_layerization_cliff(
-    phone: Any, base_url: str, url: str, browser: Any, screenshots: Path, tmp_path: Path
-) -> None:
-    """A full-page screenshot at 390 px repaints the whole page at once. With table boxes that scroll and are not
-    positioned next to code blocks in positioned <pre>s, Chromium spent 4-6 s of CPU deciding layers
-    (PaintArtifactCompositor::Update) per such paint on infer/cpu, infer/gpu_one, infer/gpu_many, train/gpu_many.
-    Measured as renderer CPU time from a trace, so a busy machine does not change the verdict."""
-    page, watch = open_page(phone, base_url, url)
-    trace = tmp_path / "trace.json"
+def layerization_cpu_s(browser: Any, page: Any, trace: Path, path: Path) -> float:
+    """A full-page screenshot at 390 px (to ``path``), which repaints the whole page at once, and the renderer's CPU
+    time in layer decisions (PaintArtifactCompositor::Update) for it, from a trace: a busy machine does not change
+    it. With table boxes that scroll and are not positioned next to code blocks in positioned <pre>s, Chromium spent
+    4-6 s of CPU there per such paint on infer/cpu, infer/gpu_one, infer/gpu_many, train/gpu_many."""
     browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline", "blink", "cc"])
     try:
-        page.screenshot(path=str(screenshots / f"{slug(url)}-phone-paint.png"), full_page=True, animations="disabled")
+        page.screenshot(path=str(path), full_page=True, animations="disabled")
     finally:
         browser.stop_tracing()
     loaded = json.loads(trace.read_text(encoding="utf-8"))
     events = loaded["traceEvents"] if isinstance(loaded, dict) else loaded
     layerize = [e for e in events if e.get("name") == LAYERIZE and e.get("ph") == "X" and "tdur" in e]
     assert layerize, f"the trace has no {LAYERIZE} events: Chromium renamed the probe; update this test"
-    cpu_s = sum(e["tdur"] for e in layerize) / 1e6
+    return sum(e["tdur"] for e in layerize) / 1e6
+
+
+def assert_no_layerization_cliff(url: str, painted: list[float]) -> None:
+    assert painted, f"{url or '/'}: the full-page screenshot was not taken"
+    cpu_s = painted[0]
     assert cpu_s < LAYERIZE_CPU_S, f"{url or '/'}: {cpu_s:.2f} s of CPU in {LAYERIZE} for one full-page paint"
-    assert watch.problems == []
