@@ -202,7 +202,7 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
     import logging
 
     from mkdocs.livereload import LiveReloadServer
-    from perfdocs.serve import native_watcher
+    from perfdocs.serve import EVENTS_SETTLE_S, native_watcher
     from watchdog.observers.polling import PollingObserver
 
     (tmp_path / "docs").mkdir()
@@ -210,9 +210,11 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
     page.write_text("# A\n", encoding="utf-8")
     server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "site"))
     server.watch(str(tmp_path / "docs"))
+    assert server.build_delay == 0.1  # MkDocs' own wait after the last event, sized for its polling
     native_watcher(server)
     assert not isinstance(server.observer, PollingObserver)
     assert server._watched_paths == {str(tmp_path / "docs"): 1}
+    assert server.build_delay == EVENTS_SETTLE_S < 0.1
     caplog.set_level(logging.DEBUG, logger="mkdocs.livereload")
     server.observer.start()
     try:

@@ -77,13 +77,21 @@ class Plan:
         return " and ".join(what)
 
 
+# How long the server waits after a file event for more before it builds. MkDocs waits 0.1 s (build_delay), a
+# ninth of a snippet save here; system events arrive within a millisecond of the write (bench/serve_latency.py saw
+# "Detected file changes" 0.001 s after it), and an editor's save (a write, or a temporary file renamed over the
+# page) is a burst of such events: half the wait still gathers one. A later event wakes another build.
+EVENTS_SETTLE_S = 0.05
+
+
 def native_watcher(server: Any) -> None:
     """MkDocs watches with watchdog's PollingObserver, a scan of every watched folder each 0.5 s, so a save waits
     for the next scan (0.25 s on average) and every scan takes CPU from the build. The system's own file events
     (inotify on Linux, FSEvents on macOS) report a save at once: the paths watched so far move to such an
     observer before the server starts it. Where the system has none, or it refuses (inotify's watch limit), the
-    server keeps polling (as with a watchdog older than 4.0, which cannot filter events). Uses livereload's
-    ``observer``, ``_watched_paths`` and ``_watch_refs``."""
+    server keeps polling (as with a watchdog older than 4.0, which cannot filter events). With system events the
+    server waits EVENTS_SETTLE_S after the last one before it builds. Uses livereload's ``observer``,
+    ``_watched_paths``, ``_watch_refs`` and ``build_delay``."""
     from watchdog import events
     from watchdog.observers import Observer
     from watchdog.observers.polling import PollingObserver
@@ -116,6 +124,8 @@ def native_watcher(server: Any) -> None:
         refs.update(scheduled)
     watched.clear()
     watched.update(counts)
+    if server.observer is not polling:
+        server.build_delay = EVENTS_SETTLE_S
 
 
 @dataclass
