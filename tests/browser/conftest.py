@@ -127,6 +127,8 @@ class Watch:
     problems: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
     superseded_navigations: bool = False  # a redirect page navigates away while it is still loading
+    navigations: int = 0  # main-frame navigation requests so far
+    _issued: dict[Any, int] = field(default_factory=dict, repr=False)  # request -> navigations when it was issued
 
     def attach(self, page: Any) -> Any:
         for event, handler in self._handlers():
@@ -154,8 +156,14 @@ class Watch:
         self.problems.append(f"console error: {message.text} (at {where})")
 
     def _failed(self, request: Any) -> None:
-        if self.superseded_navigations and request.is_navigation_request() and "ERR_ABORTED" in (request.failure or ""):
-            return
+        if "ERR_ABORTED" in (request.failure or ""):
+            if request.is_navigation_request():
+                if self.superseded_navigations:
+                    return
+            elif self._issued.get(request, self.navigations) < self.navigations:
+                # issued before the page began to navigate away: the reader who followed a link cut it short
+                # (Chromium aborts the old page's fetches before the next page commits)
+                return
         self.problems.append(f"request failed: {request.url} ({request.failure})")
 
     def _response(self, response: Any) -> None:
@@ -163,6 +171,10 @@ class Watch:
             self.problems.append(f"HTTP {response.status}: {response.url}")
 
     def _request(self, request: Any) -> None:
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            self.navigations += 1
+        else:
+            self._issued[request] = self.navigations
         if not request.url.startswith((self.base_url, "data:", "blob:", "about:")):
             self.external.append(request.url)
 

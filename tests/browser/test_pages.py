@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ..sitetools import DEPLOYMENT
-from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
+from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, WAIT_MS, Watch, settle, slug
 from .support import front_matter, page_url
 from .test_layout import SCENARIO_URLS as WITH_SUMMARY
 from .test_layout import assert_code_fits_its_column
@@ -80,3 +80,38 @@ def test_site_map_lists_every_page(context: Any, base_url: str) -> None:
     for url in PAGE_URLS:
         assert f"<loc>{DEPLOYMENT['SITE_URL']}{url}</loc>" in xml, url
     assert context.request.get("sitemap.xml.gz").status == 200
+
+
+def test_a_fetch_cut_short_by_following_a_link_is_no_failure_but_one_the_page_aborts_is(
+    context: Any, watch: Watch
+) -> None:
+    """A reader who follows a link while the page still fetches something (Material's search configuration, right
+    after load) cuts that fetch short: Chromium aborts it (net::ERR_ABORTED) before the next page commits, and the
+    watch does not count it. A fetch the page aborts itself, the reader staying, is still a failure."""
+    held: list[Any] = []  # the search configuration's requests, never answered: in flight when the reader leaves
+    own: list[Any] = []
+    page = watch.attach(context.new_page())
+    page.route("**/search/search_index.json", lambda route: held.append(route))
+    page.route("**/held-by-the-page", lambda route: own.append(route))
+    page.goto("./")
+    settle(page)
+    wait_until(page, lambda: held)  # the handler runs as the page asks
+    with page.expect_navigation():
+        page.locator("article a[href$='performance/train/gpu_many/']").first.click()
+    settle(page)
+    assert watch.problems == []
+    page.evaluate("""() => { const stop = new AbortController()
+        fetch('held-by-the-page', {signal: stop.signal}).catch(() => {})
+        setTimeout(() => stop.abort(), 200) }""")
+    wait_until(page, lambda: own and watch.problems)
+    assert [p.split(" (")[0] for p in watch.problems] == [f"request failed: {page.url}held-by-the-page"]
+
+
+def wait_until(page: Any, condition: Any) -> None:
+    """Let the page run until ``condition()`` holds (Playwright's events reach Python while it waits); the limit
+    only stops a run that never gets there from hanging."""
+    for _ in range(WAIT_MS // 50):
+        if condition():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the condition never held")
