@@ -476,7 +476,6 @@ class Libraries:
         return bases
 
 
-
 @dataclass(eq=False)
 class ApiIndex(Libraries):
     """The objects the site documents and how names resolve to them; built once per build."""
@@ -1100,8 +1099,9 @@ def check_entries(config: ApiConfig, index: ApiIndex, cache: RenderCache | None 
     if all(record is not None for record in found):
         assert cache is not None
         shown = display_path(cache.folder, config.root)
-        log.info("perfdocs: API reference: %d entries as a build of the same sources made them (%s)",
-                 len(entries), shown)
+        log.info(
+            "perfdocs: API reference: %d entries as a build of the same sources made them (%s)", len(entries), shown
+        )
         for entry, record in zip(entries, found, strict=True):
             assert record is not None
             replay_logs(record["logs"])

@@ -145,9 +145,7 @@ class _Site:
         dest_of = {page: page_dest(project, page) for page in everything}
         files = self.files | frozenset(everything)
         renames = history.GitRenames(project.root, "HEAD", _docs_prefix(project))  # as a build: asked when needed
-        problems = [
-            d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renames)
-        ]
+        problems = [d for src, r in rendered.items() for d in link_problems(src, r.links, ids, files, dest_of, renames)]
         if not whole:
             return problems
         problems += self.unshown_parts(rendered)

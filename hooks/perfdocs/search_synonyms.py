@@ -46,15 +46,34 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 # Each dimension maps its values to the words, or runs of words, that name them in a query.
 FACETS: dict[str, dict[str, tuple[str, ...]]] = {
     "mode": {
-        "train": ("training", "train", "fine-tune", "fine-tuning", "finetune", "finetuning", "fine tune",
-                  "fine tuning", "pretraining"),
+        "train": (
+            "training",
+            "train",
+            "fine-tune",
+            "fine-tuning",
+            "finetune",
+            "finetuning",
+            "fine tune",
+            "fine tuning",
+            "pretraining",
+        ),
         "infer": ("inference", "infer", "serving", "serve"),
     },
     "hardware": {
         "cpu": ("cpu", "cpus"),
         "gpu-one": ("one gpu", "single gpu", "1 gpu", "single-gpu"),
-        "gpu-many": ("multi gpu", "multi-gpu", "multigpu", "multiple gpus", "several gpus", "many gpus", "multi node",
-                     "multi-node", "multinode", "distributed"),
+        "gpu-many": (
+            "multi gpu",
+            "multi-gpu",
+            "multigpu",
+            "multiple gpus",
+            "several gpus",
+            "many gpus",
+            "multi node",
+            "multi-node",
+            "multinode",
+            "distributed",
+        ),
     },
 }
 
