@@ -72,8 +72,7 @@ NOT_DIAGNOSTIC_GUARDS = {"rawhtml": "if finding.code == EMBED:", "apirefs": "pro
 # Code arguments the scan cannot resolve where they stand: (module, expression) -> the scan of their source.
 DYNAMIC = {
     ("build", "finding.code"): "carriers",  # locate_findings: sanitize.Finding codes
-    ("rawhtml", "finding.code"): "carriers",  # RawHtml.check: sanitize.Finding codes (EMBED skipped)
-    ("reader", "finding.code"): "carriers",  # Reader.markup: sanitize.Finding codes of an attribute list
+    ("rawhtml", "finding.code"): "carriers",  # RawHtml.check (EMBED skipped), set_attributes: sanitize.Finding codes
     ("markers", "problem.code"): "carriers",  # Markers.autodoc: apirefs.Problem codes
     ("sanitize", "removal.code"): "carriers",  # _findings: a Finding takes its _Removal's code
     ("linkcheck", "problem.status"): "verdicts",  # to_diagnostics: linkcheck.Problem.status, a _Checker verdict

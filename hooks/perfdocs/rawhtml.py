@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from . import markdown as md
 from .document import Conversion, Line, Out, Pos, error_lines, line_starts, row_of
@@ -71,8 +71,13 @@ class RawHtml:
             href = str(ref.get("href", ""))
             line = next((x for x in region if href in x.text), region[0])
             self.conv.link(href, line, max(line.text.find(href), 0))
-            for finding in set_attribute_findings({"href": href}, line.text):
-                self.conv.error(line, finding.offset, finding.message, finding.code, REMOVED_HINT)
+            self.set_attributes({"href": href}, line.text, line, 0)
+
+    def set_attributes(self, attributes: Mapping[str, str], text: str, line: Line, col: int) -> None:
+        """Reports what the allowlist refuses of ``attributes``, which Markdown sets from ``text`` (on ``line``, from
+        column ``col``: an attribute list, a reference definition), each at its construct (set_attribute_findings)."""
+        for finding in set_attribute_findings(attributes, text):
+            self.conv.error(line, col + finding.offset, finding.message, finding.code, REMOVED_HINT)
 
     def check(self, lines: list[Line], at: Pos, fragment: str, block: bool = False) -> bool:
         """Reports what the allowlist refuses in a raw-HTML fragment and removes it from the page's text (an

@@ -29,7 +29,7 @@ from .document import (
 from .inline import InlineRewrites
 from .markers import Markers
 from .rawhtml import RawHtml
-from .sanitize import REMOVED_HINT, URL_SCHEMES, attribute_list, set_attribute_findings, url_scheme
+from .sanitize import URL_SCHEMES, attribute_list, url_scheme
 from .text import MARKER_RE
 
 # Bounds on what one page may ask of the renderers, each found by input that stalled or crashed a build: 500
@@ -150,16 +150,19 @@ class Reader:
             node.rendered, node.error = error_lines(f"{self.conv.location(region[0])}: {message}", region[0].src), True
             stack[-1].children.append(node)
             return
+        plain = not any(mark in raw for mark in INLINE_MARKS)  # no tag, raw HTML, link, API link or math
+        if plain and "{" not in raw:  # nor an attribute list
+            stack[-1].children.append(block)
+            return
         starts = line_starts(raw)
 
         def pos(offset: int) -> Pos:
             row = row_of(starts, offset)
             return block.start + row, offset - starts[row]
 
-        if not any(mark in raw for mark in INLINE_MARKS):  # no tag, raw HTML, link, API link or math
-            if "{" in raw:  # perhaps an attribute list: the inline parse only tells code spans and escapes apart
-                found = md.scan_inline(raw) if "`" in raw or "\\" in raw else md.Inline([], [], [], [])
-                self.markup(raw, found, block.kind, lines, pos)
+        if plain:  # the inline parse only tells an attribute list from code spans and escapes
+            found = md.scan_inline(raw) if "`" in raw or "\\" in raw else md.Inline([], [], [], [])
+            self.markup(raw, found, block.kind, lines, pos)
             stack[-1].children.append(block)
             return
         found = md.scan_inline(raw)
@@ -220,9 +223,8 @@ class Reader:
                 continue
             spans.append(match.span())
             if _applies(raw, match, kind, found.ends):
-                for finding in set_attribute_findings(attribute_list(match.group(1)), match.group(1)):
-                    row, col = pos(match.start(1) + finding.offset)
-                    self.conv.error(lines[row], col, finding.message, finding.code, REMOVED_HINT)
+                row, col = pos(match.start(1))
+                self.html.set_attributes(attribute_list(match.group(1)), match.group(1), lines[row], col)
         for start, end in spans:
             row, col = pos(start)
             self.conv.record_markup(lines[row], col, col + end - start)
