@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from .contexts import Lease, Pool
 from .support import ARTIFACTS, DESKTOP, browser_problem, install_axe, launch, nav_sources, page_url, serve
 
 HERE = Path(__file__).resolve().parent
@@ -58,7 +59,9 @@ def browser() -> Iterator[Any]:
 
     with sync_playwright() as playwright:
         chromium = launch(playwright)
-        yield Patient(chromium)
+        patient = Patient(chromium)
+        yield patient
+        patient.contexts.close()
         chromium.close()
 
 
@@ -69,16 +72,15 @@ WAIT_MS = 300_000
 
 
 class Patient:
-    """The browser, whose every new context waits on conditions for as long as a slow machine needs."""
+    """The browser, whose every new context is a fresh profile (contexts.py: kept warm between tests) that waits on
+    conditions for as long as a slow machine needs."""
 
     def __init__(self, browser: Any) -> None:
         self._browser = browser
+        self.contexts = Pool(browser, WAIT_MS)
 
-    def new_context(self, **options: Any) -> Any:
-        context = self._browser.new_context(**options)
-        context.set_default_timeout(WAIT_MS)
-        context.set_default_navigation_timeout(WAIT_MS)
-        return context
+    def new_context(self, **options: Any) -> Lease:
+        return self.contexts.lease(options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._browser, name)

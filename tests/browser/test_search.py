@@ -45,10 +45,16 @@ ANSWERS = """
 """
 
 
+def answering(context: Any, watch: Watch) -> Any:
+    """A new watched tab that records the search worker's answers (ANSWERS) from its first load on."""
+    page = watch.attach(context.new_page())
+    page.add_init_script(ANSWERS)
+    return page
+
+
 @pytest.fixture
 def page(context: Any, watch: Watch) -> Any:
-    context.add_init_script(ANSWERS)
-    page = watch.attach(context.new_page())
+    page = answering(context, watch)
     page.goto("performance/infer/")
     settle(page)
     return page
@@ -175,10 +181,9 @@ def test_a_link_with_deep_plus_speed_highlights_deepspeed(context: Any, watch: W
 
 
 def test_the_index_is_fetched_on_first_use_only(context: Any, watch: Watch) -> None:
-    context.add_init_script(ANSWERS)
     fetched: list[str] = []
     context.on("request", lambda request: fetched.append(urlsplit(request.url).path))
-    page = watch.attach(context.new_page())
+    page = answering(context, watch)
     page.goto("performance/infer/cpu/")
     settle(page)
     page.wait_for_load_state("networkidle")
@@ -194,14 +199,13 @@ def test_the_index_is_fetched_on_first_use_only(context: Any, watch: Watch) -> N
 def test_reader_queries_find_the_section_the_reader_wants(context: Any, watch: Watch, base_url: str) -> None:
     """Every kept query, typed on its reader's page: the first result is the wanted section for at least 20 in
     24 of them, and no query's first three results repeat a title (a shared explanation shows once)."""
-    context.add_init_script(ANSWERS)
     answers = []
     timings = []
     by_page: dict[str, list[dict[str, str]]] = {}
     for query in QUERIES:
         by_page.setdefault(query.get("from", ""), []).append(query)
     for origin, asked in by_page.items():
-        page = watch.attach(context.new_page())
+        page = answering(context, watch)
         page.goto(origin or "./")
         settle(page)
         for query in asked:
@@ -239,8 +243,7 @@ SPELLINGS = [
 @pytest.mark.parametrize(("origin", "spellings"), SPELLINGS, ids=[s[0] for _, s in SPELLINGS])
 def test_every_spelling_of_a_term_leads_to_the_same_section(context: Any, watch: Watch, base_url: str,
                                                              origin: str, spellings: list[str]) -> None:
-    context.add_init_script(ANSWERS)
-    page = watch.attach(context.new_page())
+    page = answering(context, watch)
     page.goto(origin)
     settle(page)
     firsts = {}
@@ -267,8 +270,7 @@ def test_a_shared_explanation_is_one_result_on_the_readers_page_or_the_nearest(
 ) -> None:
     """A theory snippet's section expanded into several pages is one result: the copy on the page the reader is
     on, or on the page of the situation the query names, or on the nearest one."""
-    context.add_init_script(ANSWERS)
-    page = watch.attach(context.new_page())
+    page = answering(context, watch)
     page.goto(origin)
     settle(page)
     search(page, query)
