@@ -4,6 +4,7 @@ exactly the ids mkdocstrings writes."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +23,9 @@ from perfdocs.theory import SnippetLibrary
 
 from .conftest import ROOT
 
-pytest.importorskip("peft", reason="the recipes extra (peft, accelerate) is not installed")
+if importlib.util.find_spec("peft") is None:  # found, not imported: the index reads sources, and importing peft
+    # at collection cost every pytest-xdist worker 4-5 s of CPU
+    pytest.skip("the recipes extra (peft, accelerate) is not installed", allow_module_level=True)
 
 NAMESPACES = ("transformers", "peft", "accelerate")
 ENTRIES = """# Entries
