@@ -202,6 +202,7 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
     import logging
 
     from mkdocs.livereload import LiveReloadServer
+    from perfdocs import serve
     from perfdocs.serve import EVENTS_SETTLE_S, native_watcher
     from watchdog.observers.polling import PollingObserver
 
@@ -211,7 +212,9 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
     server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "site"))
     server.watch(str(tmp_path / "docs"))
     assert server.build_delay == 0.1  # MkDocs' own wait after the last event, sized for its polling
+    caplog.set_level(logging.INFO, logger=serve.log.name)
     native_watcher(server)
+    assert "perfdocs: watching for changes with the system's file events" in caplog.messages  # test_serve_incremental
     assert not isinstance(server.observer, PollingObserver)
     assert server._watched_paths == {str(tmp_path / "docs"): 1}
     assert server.build_delay == EVENTS_SETTLE_S < 0.1

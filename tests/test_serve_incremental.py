@@ -24,7 +24,9 @@ from .test_serve import HANG_GUARD_S, fetch, free_port
 pytestmark = pytest.mark.slow
 
 MATRIX_PAGE = "index.html"  # the home page's technique matrix lists every page's snippets
-QUIET = 1.5  # seconds without a log line after which the server is idle (3 polls, where the watcher polls)
+# Seconds without a log line after which the server is idle: 6 times the 0.05 s it waits after a file event
+# (perfdocs.serve.EVENTS_SETTLE_S) where it says it watches the system's file events, else 3 polls.
+EVENTS_QUIET, POLLED_QUIET = 0.3, 1.5
 
 
 @dataclass
@@ -67,11 +69,12 @@ class Served:
         return found
 
     def settle(self) -> None:
-        """Until the server has logged nothing for QUIET seconds: a rebuild woken twice by one save (the watcher
-        may poll every 0.5 s) has finished, and the next save's rebuild is the next one in the log."""
+        """Until the server has logged nothing for a while: a rebuild woken twice by one save (a polling watcher
+        may see it in two polls, 0.5 s apart) has finished, and the next save's rebuild is the next one in the log."""
+        events = any("watching for changes with the system's file events" in line for line in self.log)
         while True:
             seen = len(self.log)
-            time.sleep(QUIET)
+            time.sleep(EVENTS_QUIET if events else POLLED_QUIET)
             if len(self.log) == seen:
                 return
 

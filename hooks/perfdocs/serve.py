@@ -126,6 +126,7 @@ def native_watcher(server: Any) -> None:
     watched.update(counts)
     if server.observer is not polling:
         server.build_delay = EVENTS_SETTLE_S
+        log.info("perfdocs: watching for changes with the system's file events")
 
 
 @dataclass
