@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ..sitetools import build, copy_project
+from .accessibility import BLOCKING, describe, run_axe
 from .conftest import Watch, settle
 from .support import DESKTOP, serve
-from .test_a11y import BLOCKING, describe, run_axe
 
 PAGE = r"""# Notebooks, math and details
 

@@ -16,9 +16,9 @@ import pytest
 from perfdocs import budgets
 from perfdocs.memory import PRESET_CONFIGS, Arch, Workload, estimate
 
+from .accessibility import BLOCKING, describe, run_axe
 from .conftest import Watch, settle
 from .support import PHONE
-from .test_a11y import BLOCKING, describe, run_axe
 
 OVERVIEW = "performance/calculator/"  # docs/performance/calculator.md
 REL = 1e-9

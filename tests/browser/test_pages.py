@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from ..sitetools import DEPLOYMENT
+from .accessibility import ANY, BLOCKING, violations_in_both_schemes
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, WAIT_MS, Watch, settle, slug
 from .support import front_matter, page_url
 from .test_layout import SCENARIO_URLS as WITH_SUMMARY
 from .test_layout import assert_code_fits_its_column
-from .test_phone import assert_code_never_breaks_inside_a_word
+from .test_phone import SCENARIO_URLS, assert_code_never_breaks_inside_a_word
 
 RAW_DIALECT = ["<Tip", "<Theory", "[[", "{#", "<hfoption", "<frameworkcontent", "<Only", "<Youtube",
                "<literalinclude", "[!NOTE]", "[!TIP]", "[!WARNING]"]
@@ -31,17 +32,21 @@ SOURCE_OF = dict(zip(PAGE_URLS, NAV_SOURCES, strict=True))  # page URL -> its Ma
 
 
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
-def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screenshots: Path, url: str) -> None:
-    """The page as a reader opens it: no error on the way, nothing fetched from outside the site, a screenshot in
-    test-artifacts/; and for a page of the nav, no raw dialect in its text, its title, description and one h1
-    as its front matter gives them, no code in a table cell broken inside a word at 1280 px, and on a scenario
-    page, code that fits its column (test_layout.py); one page load for all: they were five tests, each loading
-    the pages."""
+def test_page_loads_cleanly(
+    context: Any, watch: Watch, base_url: str, screenshots: Path, axe_script: str, url: str
+) -> None:
+    """The page as a reader opens it: no error on the way, nothing fetched from outside the site, no accessibility
+    violation in either scheme (accessibility.py), a screenshot in test-artifacts/; and for a page of the nav, no
+    raw dialect in its text, its title, description and one h1 as its front matter gives them, no code in a table
+    cell broken inside a word at 1280 px, and on a scenario page, code that fits its column (test_layout.py); one
+    page load for all: they were six tests, each loading the pages."""
     missing = url == MISSING_URL
     if missing:
         watch.expected_404.add(base_url + url)
     page, response = open_page(context, watch, url)
     assert response is not None and response.status == (404 if missing else 200), url
+    impacts = ANY if url in SCENARIO_URLS else BLOCKING
+    inaccessible = violations_in_both_schemes(page, axe_script, f"{url or '/'} at 1280 px", impacts)
     page.wait_for_timeout(300)  # late requests: the search worker fetches its index after load
     page.screenshot(path=str(screenshots / f"{slug(url)}-desktop.png"), full_page=True, animations="disabled")
     assert watch.problems == [], f"{url}:\n" + "\n".join(watch.problems)
@@ -52,6 +57,7 @@ def test_page_loads_cleanly(context: Any, watch: Watch, base_url: str, screensho
         assert_code_never_breaks_inside_a_word(page, url)
     if url in WITH_SUMMARY:
         assert_code_fits_its_column(page, url)  # last: it shows every tab and opens every <details>
+    assert inaccessible == [], "\n\n".join(inaccessible)
 
 
 def assert_no_raw_dialect(page: Any, url: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from .accessibility import ANY, violations_in_both_schemes
 from .conftest import MISSING_URL, NAV_SOURCES, PAGE_URLS, Watch, settle, slug
 from .support import DESKTOP, PHONE, page_url
 from .test_layout import SCENARIO_URLS as WITH_SUMMARY
@@ -120,13 +121,14 @@ IN_BOXES = """() => {
 
 @pytest.mark.parametrize("url", ALL_URLS, ids=slug)
 def test_each_page_on_a_phone(
-    phone: Any, base_url: str, screenshots: Path, url: str, browser: Any, tmp_path: Path
+    phone: Any, base_url: str, screenshots: Path, axe_script: str, url: str, browser: Any, tmp_path: Path
 ) -> None:
     """One load of each page at 390 px for what a phone reader meets; every check runs, and a failure lists all that
-    failed. It leaves the phone screenshot in test-artifacts/. These were five tests loading the same pages (no
+    failed. It leaves the phone screenshot in test-artifacts/. These were six tests loading the same pages (no
     page scrolls sideways; tables are as tall as their rows; code in a table cell never breaks inside a word;
-    test_layout.py's every table link is clickable; painting a scenario page whole is no layerization cliff), and
-    before them test_pages.py had a phone check of its own."""
+    test_layout.py's every table link is clickable; painting a scenario page whole is no layerization cliff; no
+    accessibility violation on a scenario page, accessibility.py), and before them test_pages.py had a phone
+    check of its own."""
     page, watch = open_page(phone, base_url, url)
     path = screenshots / f"{slug(url)}-phone.png"
     painted: list[float] = []  # the layerization CPU of the full-page screenshot of a scenario page
@@ -138,6 +140,8 @@ def test_each_page_on_a_phone(
         painted.append(layerization_cpu_s(browser, page, tmp_path / "trace.json", path))
 
     checks: list[Callable[[], None]] = []
+    if url in SCENARIO_URLS:  # first: it reads the page as loaded, and leaves it in the light scheme
+        checks.append(lambda: assert_accessible(page, axe_script, url))
     if url in PAGE_URLS:
         checks.append(lambda: assert_code_never_breaks_inside_a_word(page, url))
     if url in SCENARIO_URLS:
@@ -155,6 +159,11 @@ def test_each_page_on_a_phone(
             failed.append(str(err))
     assert failed == [], "\n\n".join(failed)
     assert watch.problems == []
+
+
+def assert_accessible(page: Any, axe_script: str, url: str) -> None:
+    failed = violations_in_both_schemes(page, axe_script, f"{url or '/'} at {PHONE['width']} px", ANY)
+    assert failed == [], "\n\n".join(failed)
 
 
 def assert_stays_put(page: Any, url: str, screenshot: Callable[[], None]) -> None:
