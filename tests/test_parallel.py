@@ -3,6 +3,7 @@ site, page for page, as a build that renders every page itself."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import subprocess
@@ -49,6 +50,9 @@ def test_results_come_in_order_from_other_processes() -> None:
     ahead = Ahead(_pid_and_square, list(range(ENOUGH + 3)), jobs=2)
     try:
         assert ahead.started
+        # Every job done first: a job the pool has not started yet is the caller's to take over (take() says None),
+        # and on a loaded machine the pool's thread may not have started the next job when the caller asks for it.
+        concurrent.futures.wait([future for future in ahead._futures if future is not None], timeout=HANG_GUARD_S)
         results = [ahead.take(i) for i in range(ENOUGH + 3)]
     finally:
         ahead.close()
