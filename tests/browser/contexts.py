@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-# What a test may use on a kept context without changing it for the next test; listeners, routes and
-# permissions are undone by Lease's own methods; any other attribute retires the context after the test.
-READS = frozenset(
+# What a test may call on a kept context: calls that change nothing, and those whose effect the pool undoes before
+# the next test (routes, permissions; Lease tracks listeners itself). Any other call retires the context.
+UNDONE_OR_HARMLESS = frozenset(
     {
         "request",
         "cookies",
@@ -32,6 +32,8 @@ READS = frozenset(
         "is_closed",
         "clear_cookies",
         "clear_permissions",
+        "grant_permissions",
+        "route",
         "unroute",
         "unroute_all",
     }
@@ -88,12 +90,6 @@ class Lease:
         self.context.remove_listener(event, handler)
         self._listeners.remove((event, handler))
 
-    def route(self, *args: Any, **kwargs: Any) -> None:
-        self.context.route(*args, **kwargs)
-
-    def grant_permissions(self, *args: Any, **kwargs: Any) -> None:
-        self.context.grant_permissions(*args, **kwargs)
-
     def close(self) -> None:
         if not self.closed:
             self.closed = True
@@ -102,7 +98,7 @@ class Lease:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # not the context's API (Playwright looks for its own marks on a handler's owner)
             raise AttributeError(name)
-        if name not in READS and self.retired_by is None:
+        if name not in UNDONE_OR_HARMLESS and self.retired_by is None:
             self.retired_by = name
         return getattr(self.context, name)
 
@@ -139,7 +135,7 @@ class Pool:
         kept.context.close()
 
     def _empty(self, kept: Kept, lease: Lease) -> bool:
-        """Empty the context as a fresh one is; False when it is closed or a test closed its pages itself."""
+        """Empty the context as a fresh one is; False when it is closed, or has no tab to keep (the test opened none)."""
         context = kept.context
         if context.is_closed():
             return False
