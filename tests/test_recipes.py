@@ -318,6 +318,34 @@ def test_a_loop_that_never_steps_is_not_training(tmp_path: Path, monkeypatch: py
     assert problem.startswith("LlamaForCausalLM: probe loss did not decrease: ")
 
 
+COMPILES_FROZEN = """\
+import torch
+import torch._inductor.config as inductor_config
+
+inductor_config.freezing = True
+torch.compile(torch.nn.functional.silu)(torch.ones(2))
+"""
+
+
+def test_a_recipe_leaves_no_compiled_frame_and_no_inductor_setting_to_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each recipe runs as in a process of its own: cpu.md's `freezing = True` must not reach later recipes, and
+    a later recipe compiling the same function compiles it again, not reuse (or recompile) an earlier one's."""
+    _needs_extra()
+    import torch._inductor.config
+    from torch._dynamo.utils import counters
+
+    from .recipes.runner import run_chain
+
+    monkeypatch.chdir(tmp_path)
+    graphs = counters["stats"]["unique_graphs"]
+    run_chain([_block(COMPILES_FROZEN)])
+    assert torch._inductor.config.freezing is False
+    run_chain([_block(COMPILES_FROZEN)])
+    assert counters["stats"]["unique_graphs"] == graphs + 2
+
+
 def test_gpu_blocks_are_deferred_with_their_reason_never_passed() -> None:
     with pytest.raises(pytest.skip.Exception) as exc:
         _defer(needs_gpu([_block("x = 1\n"), _block("y = x\n", kind="continues", reason="CUDA graphs")]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import math
 import os
 from collections.abc import Iterator
@@ -114,10 +115,15 @@ def mentions_eos(code: str) -> bool:
 
 
 def reset_global_state() -> None:
-    """Undo what one recipe leaves behind in-process (Accelerate's singletons, matmul precision)."""
+    """Undo what one recipe leaves behind in-process (Accelerate's singletons, matmul precision, what Dynamo
+    compiled and Inductor's settings), as if each recipe ran in a process of its own."""
     import torch
+    import torch._dynamo
+    import torch._inductor.config
     from accelerate.state import AcceleratorState, GradientState, PartialState
 
+    torch._dynamo.reset()  # a recipe's compiled frames would be guarded, or recompiled, in the next recipe
+    torch._inductor.config.load_config(inductor_defaults())  # e.g. cpu.md's `inductor_config.freezing = True`
     AcceleratorState._reset_state(True)
     GradientState._reset_state()
     PartialState._reset_state()
@@ -129,11 +135,20 @@ def reset_global_state() -> None:
     torch.set_float32_matmul_precision("highest")
 
 
+@functools.cache
+def inductor_defaults() -> bytes:
+    """Inductor's settings as the first recipe found them."""
+    import torch._inductor.config
+
+    return torch._inductor.config.save_config()
+
+
 @contextmanager
 def recipe_environment() -> Iterator[None]:
     """Offline hub, quiet tokenizers; afterwards the environment as it was (TrainingArguments and Accelerate
     export variables of their own) and Accelerate's singletons reset."""
     saved = dict(os.environ)
+    inductor_defaults()
     os.environ.update(ENV)
     try:
         yield
