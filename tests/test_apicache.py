@@ -14,11 +14,12 @@ import griffe
 import pytest
 from perfdocs import apirefs
 from perfdocs.apicache import KEEP, RenderCache, Snapshot
+from perfdocs.apiconfig import ApiConfig
 from perfdocs.apirefs import build_index
 from perfdocs.apisources import Source
 from perfdocs.mkdocstrings_adapter import cache_renders
 
-from .test_api_sources import PAGE, pip, project, write_fakelib  # noqa: F401 - fixtures
+from .test_api_sources import PAGE, PYPROJECT, pip, project, write_fakelib  # noqa: F401 - fixtures
 
 WARNING = "griffe: fakelib.Thing: no type for parameter x"
 
@@ -188,3 +189,26 @@ def test_the_index_is_kept_until_a_source_or_an_entry_changes(
     build_index(project, [("api.md", "docs/api.md", PAGE + "\n[[autodoc]] fakelib.other.Other\n")])
     assert visited  # another entry: the index is made again
 
+
+
+def test_a_copy_of_the_project_elsewhere_keeps_the_generation_until_a_source_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The environment the sources are installed in lies inside the project in a checkout (.venv) and outside it
+    in a copy of the project (tests/sitetools.copy_project): the copy renders with what the checkout kept, and
+    an edited source file renders again."""
+    checkout, copy = tmp_path / "checkout", tmp_path / "elsewhere" / "copy"
+    site = checkout / ".venv" / "site-packages"
+    write_fakelib(site)
+    sources = {"fakelib": Source("fakelib", "1.0", site)}
+    monkeypatch.setattr(apirefs, "library_sources", lambda config, fetch=True: (sources, []))
+    generations = []
+    for root in (checkout, copy, checkout):
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+        config = ApiConfig(root, ("fakelib",))
+        generations.append(apirefs.render_cache(config, build_index(config, [("api.md", "docs/api.md", PAGE)])))
+        if root == copy:
+            (site / "fakelib" / "core.py").write_text('class Thing:\n    """A thing, changed."""\n')
+    folders = [cache.folder.name for cache in generations if cache is not None]
+    assert len(folders) == 3 and folders[0] == folders[1] != folders[2]

@@ -1070,12 +1070,13 @@ def _write_subset(config: ApiConfig, index: ApiIndex, refetch: Callable[[Source]
 def render_cache(config: ApiConfig, index: ApiIndex) -> RenderCache | None:
     """The cache of this build's generation: the sources read (each file's size and time, for an editable
     install), the module subset, the handler's and the Markdown settings, and every entry with its ids. None
-    when a source file cannot be read (the build reports it): nothing is reused or kept then."""
+    when a source file cannot be read (the build reports it): nothing is reused or kept then. Where the sources
+    lie is not part of it: their files' size and time say which they are, and a project that moves, or whose
+    environment lies elsewhere relative to it (a copy of the project), keeps its cache."""
     handler = dict(config.handler or {})
     handler["paths"] = [display_path(p, config.root) for p in handler.get("paths") or []]  # the project may move
     parts = [settings_key(handler), config.settings]
-    for name, library in sorted(index.libraries.items()):
-        parts.append(f"{name} {library.source.version} {display_path(library.source.root, config.root)}")
+    parts += [f"{name} {library.source.version}" for name, library in sorted(index.libraries.items())]
     try:
         parts += [f"{path} {size} {time}" for path, (size, time) in sorted(file_stats(index).items())]
     except OSError:
