@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -19,7 +20,7 @@ import pytest
 import yaml
 
 from .conftest import Watch, settle
-from .support import ARTIFACTS, ROOT
+from .support import ARTIFACTS, DESKTOP, ROOT
 
 QUERIES = yaml.safe_load((ROOT / "tests" / "search_queries.yml").read_text(encoding="utf-8"))
 
@@ -52,18 +53,49 @@ def answering(context: Any, watch: Watch) -> Any:
     return page
 
 
+class ReaderTabs:
+    """One tab per page a reader searches from, loaded once and shared by the module's searches: a search leaves
+    nothing a later one reads (the box is filled again and each answer is awaited by its query), and a page, its
+    search worker and the index it built cost 1.9 s of CPU to make. A test that follows a result, or needs a
+    fresh page, opens its own."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.tabs: dict[str, Any] = {}
+
+    def on(self, origin: str, watch: Watch, request: pytest.FixtureRequest) -> Any:
+        """The tab on ``origin``, watched by this test's ``watch`` until the test ends."""
+        tab = self.tabs.get(origin)
+        if tab is None:
+            tab = self.tabs[origin] = answering(self.context, watch)
+            tab.goto(origin or "./")
+            settle(tab)
+        else:
+            watch.attach(tab)
+            tab.bring_to_front()  # a tab behind others has its timers slowed to one a second
+        request.addfinalizer(lambda: watch.detach(tab))
+        return tab
+
+
+@pytest.fixture(scope="module")
+def readers(browser: Any, base_url: str) -> Iterator[ReaderTabs]:
+    context = browser.new_context(viewport=DESKTOP, base_url=base_url, color_scheme="light")
+    yield ReaderTabs(context)
+    context.close()
+
+
 @pytest.fixture
-def page(context: Any, watch: Watch) -> Any:
-    page = answering(context, watch)
-    page.goto("performance/infer/")
-    settle(page)
-    return page
+def page(readers: ReaderTabs, watch: Watch, request: pytest.FixtureRequest) -> Any:
+    """The shared tab on the scenario overview of inference."""
+    return readers.on("performance/infer/", watch, request)
 
 
 def search(page: Any, query: str, typed: bool = False) -> None:
     """Enter `query` and wait until the results for all of it are shown. Material searches on each key released:
     all but the last character are filled in at once and the last is typed, one search; ``typed`` types every key,
-    as a reader does (a search per key, 0.5 s of CPU per query against 0.1 s)."""
+    as a reader does (a search per key, 0.5 s of CPU per query against 0.1 s). The last answer is forgotten first:
+    on a shared tab it may be the same query's."""
+    page.evaluate("() => { window.__searchAnswered = null }")
     box = page.locator(".md-search__input")
     box.click()
     if typed:
@@ -158,7 +190,10 @@ def test_out_of_memory_finds_prose_about_memory_first(page: Any, watch: Watch) -
     assert watch.problems == []
 
 
-def test_deep_speed_is_highlighted_as_deepspeed(page: Any, watch: Watch) -> None:
+def test_deep_speed_is_highlighted_as_deepspeed(context: Any, watch: Watch) -> None:
+    page = answering(context, watch)  # its own: it follows a result
+    page.goto("performance/infer/")
+    settle(page)
     search(page, "deep speed")
     link = page.locator(".md-search-result__item a[href*='#']").first
     href = link.get_attribute("href") or ""
@@ -247,11 +282,10 @@ SPELLINGS = [
 
 
 @pytest.mark.parametrize(("origin", "spellings"), SPELLINGS, ids=[s[0] for _, s in SPELLINGS])
-def test_every_spelling_of_a_term_leads_to_the_same_section(context: Any, watch: Watch, base_url: str,
-                                                             origin: str, spellings: list[str]) -> None:
-    page = answering(context, watch)
-    page.goto(origin)
-    settle(page)
+def test_every_spelling_of_a_term_leads_to_the_same_section(readers: ReaderTabs, watch: Watch, base_url: str,
+                                                             request: pytest.FixtureRequest, origin: str,
+                                                             spellings: list[str]) -> None:
+    page = readers.on(origin, watch, request)
     firsts = {}
     for spelling in spellings:
         search(page, spelling)
@@ -272,13 +306,12 @@ def test_every_spelling_of_a_term_leads_to_the_same_section(context: Any, watch:
     ("performance/infer/cpu/", "graph breaks", "performance/infer/cpu/"),
 ])
 def test_a_shared_explanation_is_one_result_on_the_readers_page_or_the_nearest(
-    context: Any, watch: Watch, base_url: str, origin: str, query: str, copy: str
+    readers: ReaderTabs, watch: Watch, base_url: str, request: pytest.FixtureRequest, origin: str, query: str,
+    copy: str
 ) -> None:
     """A theory snippet's section expanded into several pages is one result: the copy on the page the reader is
     on, or on the page of the situation the query names, or on the nearest one."""
-    page = answering(context, watch)
-    page.goto(origin)
-    settle(page)
+    page = readers.on(origin, watch, request)
     search(page, query)
     first, title = leads(page, base_url)[0]
     assert first.startswith(copy + "#"), (first, title)
