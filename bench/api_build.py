@@ -5,8 +5,8 @@ Builds two copies of this repository's site, alternately, in the same run:
     from the libraries' sources) and the guide's [`Name`] links;
   * "plain": the same site without the plugin, the API pages and their nav entry (the links stay as text).
 The first build of "api" starts with nothing kept (perfdocs.apicache, perfdocs.contentcache) and is reported on
-its own; the timed builds after it reuse what it kept, as every build but a project's first does. Reports, per variant, the
-median wall time and the median CPU time of the build process (user + system, steadier than wall time on a
+its own; the timed builds after it reuse what it kept, as every build but a project's first does. Reports, per
+variant, the median wall time and the median CPU time of the build process (user + system, steadier than wall time on a
 shared machine), the ratio api/plain, and what the API index alone costs (sources located, every [[autodoc]]
 resolved, the module subset written), measured in this process.
 
