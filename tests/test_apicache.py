@@ -190,7 +190,6 @@ def test_the_index_is_kept_until_a_source_or_an_entry_changes(
     assert visited  # another entry: the index is made again
 
 
-
 def test_a_copy_of_the_project_elsewhere_keeps_the_generation_until_a_source_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

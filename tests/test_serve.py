@@ -203,7 +203,7 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
 
     from mkdocs.livereload import LiveReloadServer
     from perfdocs import serve
-    from perfdocs.serve import EVENTS_SETTLE_S, native_watcher
+    from perfdocs.serve import EVENTS_SETTLE_S, WATCHING_EVENTS, native_watcher
     from watchdog.observers.polling import PollingObserver
 
     (tmp_path / "docs").mkdir()
@@ -214,7 +214,7 @@ def test_the_server_watches_with_system_events_and_a_read_wakes_nothing(
     assert server.build_delay == 0.1  # MkDocs' own wait after the last event, sized for its polling
     caplog.set_level(logging.INFO, logger=serve.log.name)
     native_watcher(server)
-    assert "perfdocs: watching for changes with the system's file events" in caplog.messages  # test_serve_incremental
+    assert WATCHING_EVENTS in caplog.messages  # test_serve_incremental reads it
     assert not isinstance(server.observer, PollingObserver)
     assert server._watched_paths == {str(tmp_path / "docs"): 1}
     assert server.build_delay == EVENTS_SETTLE_S < 0.1

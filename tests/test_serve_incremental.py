@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from mkdocs.structure.files import File
+from perfdocs.serve import EVENTS_SETTLE_S, WATCHING_EVENTS
 
 from .sitetools import DEPLOY_VARS, build, copy_project, stop, tool
 from .test_serve import HANG_GUARD_S, fetch, free_port
@@ -24,9 +25,9 @@ from .test_serve import HANG_GUARD_S, fetch, free_port
 pytestmark = pytest.mark.slow
 
 MATRIX_PAGE = "index.html"  # the home page's technique matrix lists every page's snippets
-# Seconds without a log line after which the server is idle: 6 times the 0.05 s it waits after a file event
-# (perfdocs.serve.EVENTS_SETTLE_S) where it says it watches the system's file events, else 3 polls.
-EVENTS_QUIET, POLLED_QUIET = 0.3, 1.5
+# Seconds without a log line after which the server is idle: 6 times its wait after a file event where it says it
+# watches the system's file events, else 3 polls.
+EVENTS_QUIET, POLLED_QUIET = 6 * EVENTS_SETTLE_S, 1.5
 
 
 @dataclass
@@ -71,7 +72,7 @@ class Served:
     def settle(self) -> None:
         """Until the server has logged nothing for a while: a rebuild woken twice by one save (a polling watcher
         may see it in two polls, 0.5 s apart) has finished, and the next save's rebuild is the next one in the log."""
-        events = any("watching for changes with the system's file events" in line for line in self.log)
+        events = any(WATCHING_EVENTS in line for line in self.log)
         while True:
             seen = len(self.log)
             time.sleep(EVENTS_QUIET if events else POLLED_QUIET)

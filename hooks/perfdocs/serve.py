@@ -82,6 +82,8 @@ class Plan:
 # "Detected file changes" 0.001 s after it), and an editor's save (a write, or a temporary file renamed over the
 # page) is a burst of such events: half the wait still gathers one. A later event wakes another build.
 EVENTS_SETTLE_S = 0.05
+# Logged once the server watches with the system's file events (tests wait less between saves then).
+WATCHING_EVENTS = "perfdocs: watching for changes with the system's file events"
 
 
 def native_watcher(server: Any) -> None:
@@ -126,7 +128,7 @@ def native_watcher(server: Any) -> None:
     watched.update(counts)
     if server.observer is not polling:
         server.build_delay = EVENTS_SETTLE_S
-        log.info("perfdocs: watching for changes with the system's file events")
+        log.info(WATCHING_EVENTS)
 
 
 @dataclass

@@ -46,10 +46,13 @@ ANSWERS = """
 """
 
 
-def answering(context: Any, watch: Watch) -> Any:
-    """A new watched tab that records the search worker's answers (ANSWERS) from its first load on."""
+def answering(context: Any, watch: Watch, origin: str) -> Any:
+    """A new watched tab on ``origin`` ("" for the home page), laid out, that records the search worker's answers
+    (ANSWERS) from its first load on."""
     page = watch.attach(context.new_page())
     page.add_init_script(ANSWERS)
+    page.goto(origin or "./")
+    settle(page)
     return page
 
 
@@ -67,9 +70,7 @@ class ReaderTabs:
         """The tab on ``origin``, watched by this test's ``watch`` until the test ends."""
         tab = self.tabs.get(origin)
         if tab is None:
-            tab = self.tabs[origin] = answering(self.context, watch)
-            tab.goto(origin or "./")
-            settle(tab)
+            tab = self.tabs[origin] = answering(self.context, watch, origin)
         else:
             watch.attach(tab)
             tab.bring_to_front()  # a tab behind others has its timers slowed to one a second
@@ -191,9 +192,7 @@ def test_out_of_memory_finds_prose_about_memory_first(page: Any, watch: Watch) -
 
 
 def test_deep_speed_is_highlighted_as_deepspeed(context: Any, watch: Watch) -> None:
-    page = answering(context, watch)  # its own: it follows a result
-    page.goto("performance/infer/")
-    settle(page)
+    page = answering(context, watch, "performance/infer/")  # its own: it follows a result
     search(page, "deep speed")
     link = page.locator(".md-search-result__item a[href*='#']").first
     href = link.get_attribute("href") or ""
@@ -224,9 +223,7 @@ def test_a_link_with_deep_plus_speed_highlights_deepspeed(context: Any, watch: W
 def test_the_index_is_fetched_on_first_use_only(context: Any, watch: Watch) -> None:
     fetched: list[str] = []
     context.on("request", lambda request: fetched.append(urlsplit(request.url).path))
-    page = answering(context, watch)
-    page.goto("performance/infer/cpu/")
-    settle(page)
+    page = answering(context, watch, "performance/infer/cpu/")
     page.wait_for_load_state("networkidle")
     assert "/search/search_index.json" in fetched, "the stub: the theme's configuration for highlighting"
     assert "/search/search_index.full.json" not in fetched
@@ -246,9 +243,7 @@ def test_reader_queries_find_the_section_the_reader_wants(context: Any, watch: W
     for query in QUERIES:
         by_page.setdefault(query.get("from", ""), []).append(query)
     for origin, asked in by_page.items():
-        page = answering(context, watch)
-        page.goto(origin or "./")
-        settle(page)
+        page = answering(context, watch, origin)
         for query in asked:
             search(page, query["query"])
             shown = leads(page, base_url)

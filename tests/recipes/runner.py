@@ -148,7 +148,7 @@ def recipe_environment() -> Iterator[None]:
     """Offline hub, quiet tokenizers; afterwards the environment as it was (TrainingArguments and Accelerate
     export variables of their own) and Accelerate's singletons reset."""
     saved = dict(os.environ)
-    inductor_defaults()
+    inductor_defaults()  # taken before the first recipe changes them
     os.environ.update(ENV)
     try:
         yield
