@@ -6,8 +6,9 @@ about 1 s of CPU per page on this machine, as much as loading the page itself, f
 context is kept open between the tests that ask for the same options, with one blank tab left in it: that tab's
 renderer serves the next test's pages of the same site. Before the next test gets the context, everything else
 a test could leave in it is gone: its pages are closed, its HTTP cache emptied, what its pages stored for their
-sites cleared (cookies, local storage, IndexedDB...), its permissions, routes and listeners removed. A test that changes the context in a way this cannot undo (an init
-script, an exposed function, extra headers, going offline...) has the context closed after it instead."""
+sites cleared (cookies, local storage, IndexedDB...), its permissions, routes and listeners removed. A test that
+changes the context in a way this cannot undo (an init script, an exposed function, extra headers, going
+offline...) has the context closed after it instead."""
 
 from __future__ import annotations
 
@@ -135,7 +136,8 @@ class Pool:
         kept.context.close()
 
     def _empty(self, kept: Kept, lease: Lease) -> bool:
-        """Empty the context as a fresh one is; False when it is closed, or has no tab to keep (the test opened none)."""
+        """Empty the context as a fresh one is; False when it is closed, or has no tab to keep (the test opened
+        none)."""
         context = kept.context
         if context.is_closed():
             return False
